@@ -1,0 +1,67 @@
+"""`osce-tui` entry point.
+
+Each command group lives in its own module with a ``register(subparsers)``
+function; this module only wires them together, so ``osce-tui --help`` and
+headless commands never import textual (``tui`` is imported lazily).
+
+Exit codes: 0 success, 1 a run finished with failed encounters, 2 bad usage
+or bad input files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from importlib import import_module
+
+from .. import __version__
+from .common import CliError, EXIT_USAGE, console_err
+
+# Modules that contribute subcommands, in help order.
+_COMMAND_MODULES = (
+    "tui",  # (default) home, run
+    "chat",
+    "library_cmds",  # cases, rubrics, schema, sessions
+    "batch",  # batch run, batch score
+    "report",  # report, agreement
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="osce-tui",
+        description="OSCE-style clinical consultations: practise, watch and score encounters.",
+    )
+    parser.add_argument("--version", action="version", version=f"osce-tui {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in _COMMAND_MODULES:
+        import_module(f"{__name__}.{name}").register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler = getattr(args, "handler", None)
+    if handler is None:
+        # Bare `osce-tui` opens the TUI home screen.
+        from .tui import cmd_home
+
+        handler = cmd_home
+    try:
+        code = handler(args)
+    except CliError as exc:
+        console_err.print(f"[bold red]error:[/] {exc}", highlight=False)
+        return exc.code
+    except KeyboardInterrupt:
+        console_err.print("[yellow]interrupted[/]")
+        return 130
+    return int(code or 0)
+
+
+def run() -> None:
+    sys.exit(main())
+
+
+if __name__ == "__main__":  # pragma: no cover
+    run()
