@@ -108,8 +108,16 @@ def load_model_file(path: Path, model: type[M], **defaults: object) -> M:
         raise FileLoadError(path, issues) from exc
 
 
+# Keys that belong at the top of a case file; TOML attaches a key written after
+# a [table] header to that table, which reads as a baffling "unknown field".
+_TOP_LEVEL_KEYS = {"title", "specialty", "language", "difficulty", "tags", "source", "additional_diagnoses", "workup", "schema_version"}
+
+
 def _friendly(err: dict) -> str:
     if err["type"] == "extra_forbidden":
+        loc = err["loc"]
+        if len(loc) > 1 and loc[-1] in _TOP_LEVEL_KEYS:
+            return f"unknown field here; top-level keys like {loc[-1]!r} must come before the first [table] header"
         return "unknown field (typo?)"
     if err["type"] == "missing":
         return "required field is missing"

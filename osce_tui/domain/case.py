@@ -315,14 +315,23 @@ class Case(_Strict):
             gaps.append("medqa-cs: no challenging question")
         if not self.note:
             gaps.append("medqa-cs: no patient-note key")
-        if len(self.differential) < 3:
-            gaps.append("medqa-cs: differential has fewer than 3 diagnoses")
+        if len(self.differential) != 3:
+            gaps.append(f"medqa-cs: differential has {len(self.differential)} diagnoses (need exactly 3)")
         if not self.workup:
             gaps.append("medqa-cs: no workup")
         if not self.tests:
             gaps.append("medqa-cs: no test results")
+        categories = {f.category for f in self.history}
+        missing = {"onset", "pmh", "medications", "allergies", "family"} - categories
+        if missing:
+            gaps.append(f"medqa-cs: no history fact for {', '.join(sorted(missing))}")
+        if not any(c.startswith("social_") for c in categories):
+            gaps.append("medqa-cs: no social history fact")
         if len(self.diagnosis.choices) < 4:
             gaps.append("craft-md: fewer than 4 choices")
+        correct = {self.diagnosis.name.lower(), *(s.lower() for s in self.diagnosis.synonyms)}
+        if not correct & {c.lower() for c in self.diagnosis.choices[:4]}:
+            gaps.append("craft-md: the correct diagnosis is not among the first 4 choices (4-choice format)")
         if not self.guideline_features:
             gaps.append("epag: no guideline features")
         if not self.lcp:
