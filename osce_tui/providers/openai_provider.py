@@ -1,0 +1,181 @@
+"""OpenAI and OpenAI-compatible servers (Ollama, vLLM, any ``openai-api/...``).
+
+Uses the official SDK's AsyncOpenAI. The SDK retries 429/5xx/connection
+errors and enforces the timeout itself (``max_retries``/``timeout`` from
+config); we only translate its exceptions. Sampling parameters are sent only
+when set, because several compatible servers reject unknown or null fields.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Any, AsyncIterator, TypeVar
+
+from pydantic import BaseModel
+
+from ..config import Config
+from ..domain.session import GenerationSettings, Usage
+from .base import ChatMessage, ChatProvider, Done, ModelSpec, StreamEvent, StructuredOutputError, TextDelta
+from .errors import CallContext, map_sdk_error
+from .structured import InvalidReply, correction_message, json_schema_of, parse_reply, structured_via_text
+from .usage import priced
+
+T = TypeVar("T", bound=BaseModel)
+
+
+class OpenAIProvider(ChatProvider):
+    def __init__(
+        self,
+        spec: ModelSpec,
+        *,
+        api_key: str,
+        base_url: str | None,
+        config: Config,
+        ctx: CallContext,
+        http_client: Any = None,
+        limiter: asyncio.Semaphore | None = None,
+    ):
+        import openai  # lazy: offline runs never import the SDK
+
+        self.spec = spec
+        self._config = config
+        self._ctx = ctx
+        self._limiter = limiter
+        # A caller-supplied http client may be shared by many providers in a
+        # batch: closing this provider must not close it.
+        self._owns_http_client = http_client is None
+        self._client = openai.AsyncOpenAI(
+            api_key=api_key,
+            base_url=base_url,
+            max_retries=config.provider.max_retries,
+            timeout=config.provider.timeout,
+            http_client=http_client,
+        )
+        # OpenAI proper wants max_completion_tokens; compatible servers know max_tokens.
+        self._max_tokens_field = "max_completion_tokens" if spec.provider == "openai" else "max_tokens"
+        # None = not tried yet; False once a server showed it cannot do json_schema.
+        self.json_schema_supported: bool | None = None
+
+    # -- helpers -------------------------------------------------------------
+
+    def _slot(self):
+        return self._limiter if self._limiter is not None else contextlib.nullcontext()
+
+    def _params(self, messages: list[ChatMessage], settings: GenerationSettings) -> dict[str, Any]:
+        params: dict[str, Any] = {
+            "model": self.spec.model,
+            "messages": [{"role": m.role, "content": m.content} for m in messages],
+        }
+        if settings.temperature is not None:
+            params["temperature"] = settings.temperature
+        if settings.top_p is not None:
+            params["top_p"] = settings.top_p
+        if settings.max_tokens is not None:
+            params[self._max_tokens_field] = settings.max_tokens
+        if settings.seed is not None:
+            params["seed"] = settings.seed
+        return params
+
+    def _usage(self, raw: Any) -> Usage:
+        if raw is None:
+            return priced(self.spec, 0, 0, self._config)
+        return priced(self.spec, raw.prompt_tokens, raw.completion_tokens, self._config)
+
+    # -- chat ----------------------------------------------------------------
+
+    async def stream_chat(self, messages: list[ChatMessage], settings: GenerationSettings) -> AsyncIterator[StreamEvent]:
+        parts: list[str] = []
+        raw_usage = None
+        async with self._slot():
+            try:
+                stream = await self._client.chat.completions.create(
+                    **self._params(messages, settings), stream=True, stream_options={"include_usage": True}
+                )
+                async for chunk in stream:
+                    if chunk.usage is not None:
+                        raw_usage = chunk.usage
+                    for choice in chunk.choices or ():
+                        text = choice.delta.content if choice.delta else None
+                        if text:
+                            parts.append(text)
+                            yield TextDelta(text)
+            except Exception as exc:  # noqa: BLE001 - every SDK failure becomes a typed error
+                raise map_sdk_error(exc, self._ctx) from exc
+        yield Done("".join(parts), self._usage(raw_usage))
+
+    async def _complete_once(
+        self, messages: list[ChatMessage], settings: GenerationSettings, **extra: Any
+    ) -> tuple[str, Usage]:
+        async with self._slot():
+            try:
+                resp = await self._client.chat.completions.create(**self._params(messages, settings), **extra)
+            except Exception as exc:  # noqa: BLE001
+                raise map_sdk_error(exc, self._ctx) from exc
+        text = resp.choices[0].message.content if resp.choices else None
+        return text or "", self._usage(resp.usage)
+
+    # -- structured ----------------------------------------------------------
+
+    def _response_format(self, schema: type[BaseModel]) -> dict[str, Any]:
+        # strict=False: pydantic schemas have optional fields and defaults that
+        # OpenAI's strict mode rejects; we validate with pydantic ourselves.
+        return {
+            "type": "json_schema",
+            "json_schema": {"name": schema.__name__[:64], "schema": json_schema_of(schema), "strict": False},
+        }
+
+    async def structured(
+        self, messages: list[ChatMessage], schema: type[T], settings: GenerationSettings
+    ) -> tuple[T, Usage]:
+        usage = Usage()
+        if self.json_schema_supported is not False:
+            outcome = await self._structured_native(messages, schema, settings)
+            usage = usage + outcome[1]
+            if outcome[0] is not None:
+                return outcome[0], usage
+        # The server cannot do json_schema (or ignored it): schema goes into the prompt.
+        result, more = await structured_via_text(
+            lambda convo: self._complete_once(convo, settings), messages, schema, spec=str(self.spec)
+        )
+        return result, usage + more
+
+    async def _structured_native(
+        self, messages: list[ChatMessage], schema: type[T], settings: GenerationSettings
+    ) -> tuple[T | None, Usage]:
+        """Try the json_schema response format; (None, usage) means 'use the text fallback'."""
+        import openai
+
+        fmt = self._response_format(schema)
+        try:
+            text, usage = await self._complete_once(messages, settings, response_format=fmt)
+        except StructuredOutputError:
+            raise
+        except Exception as exc:
+            cause = exc.__cause__
+            if isinstance(cause, (openai.BadRequestError, openai.UnprocessableEntityError)):
+                self.json_schema_supported = False
+                return None, Usage()
+            raise
+        try:
+            result = parse_reply(text, schema)
+        except InvalidReply as exc:
+            if exc.not_json:
+                # Prose instead of JSON: the server ignored response_format.
+                self.json_schema_supported = False
+                return None, usage
+            convo = messages + [ChatMessage(role="assistant", content=text), correction_message(str(exc))]
+            text2, usage2 = await self._complete_once(convo, settings, response_format=fmt)
+            usage = usage + usage2
+            try:
+                result = parse_reply(text2, schema)
+            except InvalidReply as exc2:
+                raise StructuredOutputError(
+                    f"no valid {schema.__name__} after a corrective retry: {exc2}", spec=str(self.spec)
+                ) from exc2
+        self.json_schema_supported = True
+        return result, usage
+
+    async def aclose(self) -> None:
+        if self._owns_http_client:
+            await self._client.close()
