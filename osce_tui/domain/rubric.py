@@ -63,7 +63,8 @@ class RubricSection(_Strict):
 
     @property
     def max_points(self) -> float:
-        return sum(c.points for c in self.criteria)
+        """Most points a section can give; penalty criteria only take points away."""
+        return sum(c.points for c in self.criteria if "penalty" not in c.tags)
 
     def criterion(self, criterion_id: str) -> Criterion:
         for c in self.criteria:
