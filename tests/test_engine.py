@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from osce_tui.agents.base import AgentReply, DoctorAgent, DoctorTurn, PatientAgent, Say
+from osce_tui.agents.base import DoctorAgent, DoctorTurn, PatientAgent, Say
 from osce_tui.config import Config
 from osce_tui.domain.session import NoteDiagnosis, PatientNote
 from osce_tui.engine import Encounter, EncounterFailed, EncounterSetup

@@ -172,20 +172,7 @@ def parse_doctor_message(text: str, mode: Mode = "encounter") -> tuple[list[Any]
 
 
 def doorway_text(d: Doorway) -> str:
-    v = d.vitals
-    vitals = [
-        f"BP {v.blood_pressure} mmHg",
-        f"HR {v.heart_rate}/min",
-        f"RR {v.respiratory_rate}/min",
-        f"Temp {v.temperature_c:g} °C",
-    ]
-    if v.spo2 is not None:
-        vitals.append(f"SpO2 {v.spo2}% on room air")
-    if v.weight_kg is not None:
-        vitals.append(f"weight {v.weight_kg:g} kg")
-    if v.height_cm is not None:
-        vitals.append(f"height {v.height_cm:g} cm")
-    vitals += [f"{k} {val}" for k, val in v.other.items()]
+    vitals = d.vitals.parts()
     tasks = "\n".join(f"  - {t}" for t in d.tasks)
     return (
         f"Patient: {d.patient_name}, {d.age} {d.age_unit} old, {d.sex}\n"

@@ -195,20 +195,7 @@ def _best_component(findings: list[ExamFinding], tokens: set[str], used: set[int
 
 
 def format_vitals(case: Case) -> str:
-    v = case.doorway.vitals
-    parts = [
-        f"BP {v.blood_pressure} mmHg",
-        f"HR {v.heart_rate}/min",
-        f"RR {v.respiratory_rate}/min",
-        f"Temp {v.temperature_c:.1f} C",
-    ]
-    if v.spo2 is not None:
-        parts.append(f"SpO2 {v.spo2}% on room air")
-    if v.weight_kg is not None:
-        parts.append(f"weight {v.weight_kg:g} kg")
-    if v.height_cm is not None:
-        parts.append(f"height {v.height_cm:g} cm")
-    parts += [f"{k} {val}" for k, val in v.other.items()]
+    parts = case.doorway.vitals.parts()
     return "Vital signs: " + ", ".join(parts) + "."
 
 

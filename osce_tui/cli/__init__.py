@@ -15,7 +15,7 @@ import sys
 from importlib import import_module
 
 from .. import __version__
-from .common import CliError, EXIT_USAGE, console_err
+from .common import CliError, console_err
 
 # Modules that contribute subcommands, in help order.
 _COMMAND_MODULES = (

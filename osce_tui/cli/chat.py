@@ -110,12 +110,11 @@ class LinePrinter:
         self.out.flush()
 
     def _print_doorway(self, setup: EncounterSetup) -> None:
-        d, v = setup.case.doorway, setup.case.doorway.vitals
+        d = setup.case.doorway
         self._say(f"== {setup.case.title} ==")
         self._say(f"{d.patient_name}, {d.age} {d.age_unit}, {d.sex}. {d.setting}.")
         self._say(f"Chief complaint: {d.chief_complaint}")
-        vitals = f"BP {v.blood_pressure} mmHg, HR {v.heart_rate}/min, RR {v.respiratory_rate}/min, T {v.temperature_c} °C"
-        self._say("Vitals: " + vitals + (f", SpO2 {v.spo2}%" if v.spo2 else ""))
+        self._say("Vitals: " + ", ".join(d.vitals.parts()))
         self._say("Tasks: " + "; ".join(d.tasks))
         roles = setup.doctor, setup.patient, setup.judge
         self._say("Doctor: {}, patient: {}, judge: {}. Type /help for commands.\n".format(*roles))

@@ -117,10 +117,7 @@ def print_case(case: Case) -> None:
     console.rule(f"[bold]{case.title}[/]  ({case.id}, {case.specialty})")
     console.print(f"[bold]{d.patient_name}[/], {d.age} {d.age_unit}, {d.sex} — {d.setting}")
     console.print(f"Chief complaint: {d.chief_complaint}")
-    console.print(
-        f"Vitals: BP {v.blood_pressure}, HR {v.heart_rate}, RR {v.respiratory_rate}, T {v.temperature_c} °C"
-        + (f", SpO2 {v.spo2}%" if v.spo2 else "")
-    )
+    console.print("Vitals: " + ", ".join(v.parts()))
     console.print("Tasks: " + "; ".join(d.tasks))
     console.print(
         f"{len(case.history)} history facts, {len(case.exam)} exam findings, {len(case.tests)} tests, "

@@ -97,6 +97,24 @@ class Vitals(_Strict):
     height_cm: float | None = None
     other: dict[str, str] = Field(default_factory=dict, description="Anything else, e.g. glucose.")
 
+    def parts(self, *, compact: bool = False) -> list[str]:
+        """Vital signs as display strings; ``compact`` drops units for narrow panels."""
+        if compact:
+            out = [f"BP {self.blood_pressure}", f"HR {self.heart_rate}", f"RR {self.respiratory_rate}", f"T {self.temperature_c:g}°C"]
+            out += [f"SpO₂ {self.spo2}%"] if self.spo2 is not None else []
+            out += [f"{self.weight_kg:g} kg"] if self.weight_kg is not None else []
+        else:
+            out = [
+                f"BP {self.blood_pressure} mmHg",
+                f"HR {self.heart_rate}/min",
+                f"RR {self.respiratory_rate}/min",
+                f"Temp {self.temperature_c:g} °C",
+            ]
+            out += [f"SpO2 {self.spo2}% on room air"] if self.spo2 is not None else []
+            out += [f"weight {self.weight_kg:g} kg"] if self.weight_kg is not None else []
+            out += [f"height {self.height_cm:g} cm"] if self.height_cm is not None else []
+        return out + [f"{k} {val}" for k, val in self.other.items()]
+
 
 class Doorway(_Strict):
     """What the examinee reads on the door before entering the room."""

@@ -382,55 +382,38 @@ class Encounter:
     # -- oracle ----------------------------------------------------------------
 
     async def _examine(self, requests: list[str], spec: str) -> None:
-        request_turn = self._record("doctor", "Examine: " + ", ".join(requests), kind="exam_request", spec=spec)
-        for request in requests:
-            for answer in self.oracle.examine(self.case, request):
-                result_turn = self._record(
-                    "examiner",
-                    answer.text,
-                    kind="exam_result",
-                    spec="oracle",
-                    meta={"request": request, "system": answer.system, "source": answer.source},
-                    save=False,
-                )
-                self.session.exams.append(
-                    ExamRecord(
-                        request_turn=request_turn.id,
-                        result_turn=result_turn.id,
-                        kind="exam",
-                        request=request,
-                        system=answer.system,
-                        result=answer.text,
-                        source=answer.source,
-                    )
-                )
-                self._notify(ev.ExamResult("exam", request, answer.system, answer.text, answer.source, result_turn.id))
-        self._after_turn()
+        answers = [(r, a) for r in requests for a in self.oracle.examine(self.case, r)]
+        self._oracle_round("exam", "Examine: " + ", ".join(requests), answers, spec)
 
     async def _order(self, tests: list[str], spec: str) -> None:
-        request_turn = self._record("doctor", "Order: " + ", ".join(tests), kind="test_order", spec=spec)
-        for test in tests:
-            answer = self.oracle.order(self.case, test)
+        answers = [(t, self.oracle.order(self.case, t)) for t in tests]
+        self._oracle_round("test", "Order: " + ", ".join(tests), answers, spec)
+
+    def _oracle_round(self, kind: str, request_text: str, answers: list, spec: str) -> None:
+        """Record a doctor's exam/test request and the oracle's answers as turns."""
+        request_kind, result_kind, label = ("exam_request", "exam_result", "system") if kind == "exam" else ("test_order", "test_result", "test")
+        request_turn = self._record("doctor", request_text, kind=request_kind, spec=spec)
+        for request, answer in answers:
             result_turn = self._record(
                 "examiner",
                 answer.text,
-                kind="test_result",
+                kind=result_kind,
                 spec="oracle",
-                meta={"request": test, "test": answer.system, "source": answer.source},
+                meta={"request": request, label: answer.system, "source": answer.source},
                 save=False,
             )
             self.session.exams.append(
                 ExamRecord(
                     request_turn=request_turn.id,
                     result_turn=result_turn.id,
-                    kind="test",
-                    request=test,
+                    kind=kind,
+                    request=request,
                     system=answer.system,
                     result=answer.text,
                     source=answer.source,
                 )
             )
-            self._notify(ev.ExamResult("test", test, answer.system, answer.text, answer.source, result_turn.id))
+            self._notify(ev.ExamResult(kind, request, answer.system, answer.text, answer.source, result_turn.id))
         self._after_turn()
 
     # -- note, diagnosis, phases ----------------------------------------------
