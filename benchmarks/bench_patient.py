@@ -1,6 +1,6 @@
 """Offline patient benchmark: fact-match accuracy, not-covered precision/recall, latency.
 
-    /tmp/venv/bin/python benchmarks/bench_patient.py [--split dev|heldout|all] [--failures]
+    /tmp/venv/bin/python benchmarks/bench_patient.py [--split dev|heldout|heldout2|heldout3|all] [--failures]
 
 Reads benchmarks/patient_paraphrases.toml (see its header), answers every item
 with a fresh session, and compares the reply's ``meta['fact_ids']`` with the
@@ -10,6 +10,8 @@ Latency is the wall time of one ``OfflinePatient.reply`` call (streaming to a
 no-op callback) with the case index already built; index build time is
 reported separately. Items whose text equals a case question/paraphrase after
 normalisation are counted and listed: the set is meant to be all paraphrase.
+Items repeated, for the same case, in two splits are listed too: a held-out
+number only means something if its questions were not tuned on.
 """
 
 from __future__ import annotations
@@ -32,6 +34,9 @@ from osce_tui.agents.retrieval import FactIndex, index_for  # noqa: E402
 from osce_tui.domain.case import Case  # noqa: E402
 from osce_tui.domain.session import Session  # noqa: E402
 from osce_tui.library import load_case  # noqa: E402
+
+
+SPLITS = ("dev", "heldout", "heldout2", "heldout3")
 
 
 @dataclass
@@ -64,6 +69,20 @@ def _percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     k = max(0, min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1))))
     return ordered[k]
+
+
+def cross_split_duplicates(items_path: Path) -> list[str]:
+    """Items whose text appears, for the same case, in another split: a held-out
+    number is only honest if its questions were not tuned on."""
+    first: dict[tuple[str, str], str] = {}
+    dups: list[str] = []
+    for block in load_items(items_path):
+        for text, _expected in block["items"]:
+            key = (block["id"], _norm(text))
+            other = first.setdefault(key, block["split"])
+            if other != block["split"]:
+                dups.append(f"{block['id']}: {text!r} in {other} and {block['split']}")
+    return dups
 
 
 async def run(items_path: Path, cases_dir: Path, split: str) -> tuple[list[Result], list[str], list[float], list[str]]:
@@ -135,7 +154,7 @@ def _rate(rs: list[Result]) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--split", choices=["dev", "heldout", "heldout2", "all"], default="all")
+    ap.add_argument("--split", choices=[*SPLITS, "all"], default="all")
     ap.add_argument("--items", type=Path, default=ROOT / "benchmarks" / "patient_paraphrases.toml")
     ap.add_argument("--cases-dir", type=Path, default=ROOT / "cases")
     ap.add_argument("--failures", action="store_true", help="list every item answered wrongly")
@@ -149,7 +168,11 @@ def main() -> None:
     print(f"items identical to a case question/paraphrase: {len(copies)}")
     for c in copies:
         print("   copy:", c)
-    for split in ("dev", "heldout", "heldout2"):
+    dups = cross_split_duplicates(args.items)
+    print(f"items repeated across splits: {len(dups)}")
+    for d in dups:
+        print("   repeat:", d)
+    for split in SPLITS:
         part = [r for r in results if r.split == split]
         if part:
             summarise(part, split)

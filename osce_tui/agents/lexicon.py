@@ -45,24 +45,29 @@ CONCEPTS: dict[str, list[str]] = {
         "how long", "since when", "came on", "come on", "kick in", "kicked in", "when did",
         "sudden", "suddenly", "gradual", "gradually", "all at once", "first happen", "first happened",
         "how many days", "how many hours", "how many weeks", "when was the first", "first",
+        "when it hit", "it hit you", "when it struck",
     ],
     "location": [
         "where", "whereabouts", "location", "located", "point", "show me", "spot", "which part",
-        "what part", "which side", "site", "area",
+        "what part", "which side", "site", "area", "side",
     ],
     "radiation": [
         "spread", "spreads", "radiate", "radiates", "radiation", "go anywhere", "goes anywhere",
         "move anywhere", "moves anywhere", "travel anywhere", "travels anywhere", "shoot", "shoots",
         "anywhere else", "elsewhere", "move to", "moves to", "go to your", "go into", "goes into",
         "extend", "extends", "radiating", "spreading", "other parts of your body", "go down your",
-        "go up", "move around", "travel to", "travel down", "travel up", "anywhere",
+        "go up", "move around", "travel to", "travel down", "travel up", "go down", "goes down",
+        "going down", "shoot down", "shoots down", "round to the front", "round to your",
+        "moved", "shifted", "down the leg", "down your leg", "down his leg", "down her leg",
+        "down the back of", "down the arm", "down your arm",
     ],
     "quality": [
         "describe", "description", "feel like", "feels like", "what kind", "what type", "what sort",
         "what is the pain like", "what does it feel like",
         "sharp", "dull", "burning", "crushing", "squeezing", "stabbing", "aching", "throbbing",
-        "cramping", "character", "sensation", "what is it like", "tight", "tightness", "heavy",
-        "pressure", "nature",
+        "cramping", "crampy", "cramp", "cramps", "colicky", "character", "sensation", "what is it like", "tight", "tightness", "heavy",
+        "pressure", "nature", "like a weight", "weight on your chest", "weight on my chest",
+        "weight sitting",
     ],
     "severity": [
         "scale", "out of 10", "out of ten", "1 to 10", "one to ten", "0 to 10", "zero to ten",
@@ -80,26 +85,35 @@ CONCEPTS: dict[str, list[str]] = {
     "aggravate": [
         "worse", "worsen", "worsens", "aggravate", "aggravates", "trigger", "triggers", "bring on",
         "brings on", "bring it on", "brings it on", "set off", "sets off", "provoke", "provokes",
-        "exacerbate", "intensify", "make it worse", "flare",
+        "exacerbate", "intensify", "make it worse", "flare", "bringing on", "brought on", "set it off",
+        "sets it off",
     ],
     "relieve": [
         "better", "relieve", "relieves", "relief", "ease", "eases", "help", "helps", "helped",
         "improve", "improves", "soothe", "alleviate", "go away", "settle", "settles", "tried",
-        "taken anything for", "take anything for",
+        "taken anything for", "take anything for", "given him anything", "given her anything",
+        "given them anything", "given anything", "give him anything", "give her anything",
+        "comfortable", "comfy", "get comfortable", "lift your mood", "lifts your mood", "cheer you up",
+        "cheers you up", "pick you up", "picks you up", "perk you up",
     ],
     "previous": [
         "before", "previously", "ever had", "prior", "happened before", "first time", "similar",
-        "in the past", "recurrent", "again",
+        "in the past", "recurrent", "again", "ever been", "come back", "came back", "comes back",
+        "coming back", "keeps coming back",
     ],
     "nausea": [
         "nausea", "nauseous", "nauseated", "sick to your stomach", "queasy", "queasiness", "vomit",
         "vomiting", "vomited", "throw up", "threw up", "thrown up", "throwing up", "puke", "puking",
+        # British "been sick" is vomiting; "has anyone been sick" (contacts) is not matched here.
+        "have you been sick", "has he been sick", "has she been sick", "been physically sick", "been sick",
+        "being sick", "feel sick", "feeling sick", "felt sick",
     ],
     "breath": [
         "breath", "breathe", "breathing", "breathless", "short of breath", "shortness of breath",
         "dyspnea", "dyspnoea", "winded", "puffed", "catch your breath", "wheeze", "wheezing",
         "out of breath",
     ],
+    "night": ["night", "nights", "evening", "evenings", "nighttime", "night-time", "overnight"],
     "sweat": ["sweat", "sweats", "sweaty", "sweating", "diaphoresis", "diaphoretic", "clammy", "perspire"],
     "palpitation": [
         "palpitation", "palpitations", "racing", "pounding", "flutter", "fluttering", "skipping",
@@ -115,9 +129,31 @@ CONCEPTS: dict[str, list[str]] = {
         "rigors", "hot and cold", "high temperature",
     ],
     "cough": ["cough", "coughing", "phlegm", "sputum", "mucus", "coughing up"],
-    "infection": ["cold", "flu", "infection", "virus", "viral", "bug", "unwell", "ill lately", "been ill"],
+    "infection": [
+        "cold", "flu", "infection", "virus", "viral", "bug", "unwell", "ill lately", "been ill",
+        "anyone around", "anyone else", "poorly",
+    ],
     "weight": ["weight", "lost weight", "gained weight", "kilos", "pounds", "thinner", "heavier", "clothes looser"],
-    "appetite": ["appetite", "hungry", "hunger", "off your food", "eating less"],
+    "appetite": [
+        "appetite", "hungry", "hunger", "off your food", "off his food", "off her food", "eating less",
+        "eating more", "eat more", "eating a lot", "eating much", "eating properly", "eating well",
+        "eating okay", "eating ok", "eating normally", "starving", "ravenous",
+    ],
+    # Weight-loss products are a medication question, not a question about weight.
+    "slimming": [
+        "slimming", "diet pills", "diet pill", "to lose weight", "weight loss pills", "weight loss tablets",
+        "appetite suppressants", "help you lose weight",
+    ],
+    # Suicide risk: a plan or method is a different question from the thoughts.
+    "plan": [
+        "plan", "plans", "planned", "planning", "thought about how", "how you would", "how you might",
+        "how would you", "method", "means to",
+    ],
+    "self_harm": [
+        "self harm", "self-harm", "self harmed", "self-harmed", "harm yourself", "harmed yourself",
+        "harming yourself", "hurt yourself on purpose", "hurt yourself deliberately", "cut yourself",
+        "cutting yourself", "overdose", "overdosed",
+    ],
     "bowel": [
         "bowel", "bowels", "stool", "stools", "poo", "poop", "diarrhea", "diarrhoea", "constipation",
         "constipated", "bowel movement", "bowel movements", "loose", "motions", "toilet", "loo",
@@ -126,14 +162,26 @@ CONCEPTS: dict[str, list[str]] = {
         "urine", "urinate", "urinating", "urination", "pee", "peeing", "bladder", "waterworks",
         "passing water", "wee", "toilet", "loo",
     ],
-    "sleep": ["sleep", "sleeping", "insomnia", "asleep", "wake up at night", "night sweats"],
-    "fatigue": ["fatigue", "tired", "tiredness", "energy", "exhausted", "exhaustion", "worn out", "lethargic"],
+    "sleep": ["sleep", "sleeping", "insomnia", "asleep", "wake up at night"],
+    # Night sweats are a symptom of their own (infection, malignancy), not a
+    # sleep problem and not the sweating of an acute event.
+    "night_sweats": [
+        "night sweats", "night sweat", "sweating at night", "sweat at night", "sweats at night",
+        "sweaty at night", "drenched at night", "soaked at night",
+    ],
+    "fatigue": [
+        "fatigue", "tired", "tiredness", "energy", "exhausted", "exhaustion", "worn out", "lethargic",
+        "drowsy", "drowsier", "drowsiness", "sleepy", "sleepier", "floppy",
+    ],
     "swelling": ["swelling", "swollen", "edema", "oedema", "puffy", "puffiness"],
-    "bleeding": ["blood", "bleeding", "bleed", "bled"],
+    "bleeding": [
+        "blood", "bleeding", "bleed", "bled", "spotting", "between periods", "between your periods",
+        "after sex",
+    ],
     "skin": ["rash", "rashes", "skin", "spots", "itch", "itchy", "itching", "lesion", "lesions", "hives"],
     "vision": ["vision", "sight", "blurry", "blurred", "eyesight", "see clearly", "double vision"],
     "digestion": [
-        "heartburn", "reflux", "indigestion", "acid", "swallow", "swallowing", "meal", "meals",
+        "heartburn", "reflux", "indigestion", "acid", "meal", "meals",
         "after eating", "related to eating", "dyspepsia",
     ],
     "pmh": [
@@ -148,10 +196,14 @@ CONCEPTS: dict[str, list[str]] = {
     "medication": [
         "medication", "medications", "medicine", "medicines", "meds", "tablets", "tablet", "pills",
         "pill", "prescription", "prescriptions", "prescribed", "over the counter", "supplements",
-        "vitamins", "remedies", "inhaler", "drug allergies", "take anything regularly",
-        "taking anything", "take regularly", "on anything", "dose",
+        "vitamins", "remedies", "inhaler", "take anything regularly",
+        "taking anything", "take regularly", "are you on anything", "is he on anything",
+        "is she on anything", "you on anything", "on anything regular", "on anything for", "dose",
         "blood thinners", "blood thinner", "thinners", "anticoagulant", "anticoagulants", "painkillers",
         "painkiller", "ibuprofen", "paracetamol", "acetaminophen", "aspirin", "antibiotics", "drops",
+        "side effects", "side effect", "cream", "creams", "ointment", "ointments", "lotion",
+        "immunosuppressant", "immunosuppressants", "immunosuppressive", "steroid", "steroids",
+        "calpol", "nurofen", "tylenol", "advil", "motrin", "co-codamol", "codeine",
     ],
     "allergy": ["allergy", "allergies", "allergic", "reaction", "reactions", "react badly", "intolerance"],
     "surgery": [
@@ -183,16 +235,29 @@ CONCEPTS: dict[str, list[str]] = {
     ],
     "sexual": [
         "sexual", "sexually", "sex", "intercourse", "condom", "condoms", "partners", "sexually active",
-        "std", "sti", "stis", "stds", "protection",
+        "std", "sti", "stis", "stds", "use protection", "using protection", "unprotected", "safe sex",
+        "safer sex", "protected sex",
+    ],
+    "sun_protection": [
+        "sunscreen", "sun cream", "suncream", "sunblock", "sun block", "spf", "sun protection",
+        "protect yourself from the sun", "protect your skin", "sun lotion", "factor 50", "factor 30",
     ],
     "diet": ["diet", "eat", "eating", "food", "foods", "meals", "nutrition", "salt", "takeaway"],
-    "exercise": ["exercise", "exercising", "active", "physical activity", "sport", "sports", "gym", "workout", "fitness"],
+    "exercise": [
+        "exercise", "exercising", "active", "physical activity", "sport", "sports", "gym", "workout", "fitness",
+        "lifting weights", "lift weights", "weight training", "weights",
+    ],
     "travel": [
         "travel", "travelled", "traveled", "travelling", "traveling", "trip", "trips", "abroad",
-        "overseas", "been away", "vacation", "holiday", "flight", "flights", "journey", "journeys",
+        "overseas", "been away", "vacation", "holiday", "holidays", "flight", "flights", "journey", "journeys",
+        "a trip", "any trips", "any trip", "trip abroad", "trips abroad", "plane trip", "long trip",
+        "road trip", "recent trip", "business trip", "plane", "flown", "fly anywhere",
     ],
     "living": ["live with", "living", "live", "home", "house", "alone", "at home", "housing", "household"],
-    "stress": ["stress", "stressed", "mood", "depressed", "low mood", "anxiety", "nervous"],
+    "stress": [
+        "stress", "stressed", "mood", "depressed", "depression", "low mood", "anxiety", "nervous", "feeling low",
+        "felt low", "feel low", "feeling down", "feel down", "sad", "fed up", "miserable", "flat",
+    ],
     "concern": [
         "worried", "worry", "worries", "concern", "concerned", "concerns", "afraid", "fear", "scared",
         "on your mind", "what do you think", "think it is", "think this is", "causing this",
@@ -201,7 +266,10 @@ CONCEPTS: dict[str, list[str]] = {
     "menstrual": [
         "period", "periods", "menstrual", "menses", "lmp", "last period", "cycle", "menstruation",
     ],
-    "pregnancy": ["pregnant", "pregnancy", "pregnancies", "expecting a baby", "chance you could be pregnant"],
+    "pregnancy": [
+        "pregnant", "pregnancy", "pregnancies", "expecting a baby", "chance you could be pregnant",
+        "any kids", "any children", "have kids", "have children", "given birth",
+    ],
     "contraception": ["contraception", "contraceptive", "birth control", "the pill", "coil", "iud"],
     "development": ["milestones", "development", "developing", "growth", "growing", "school", "nursery", "daycare"],
     "immunization": [
@@ -211,6 +279,8 @@ CONCEPTS: dict[str, list[str]] = {
     "trauma": [
         "injury", "injured", "fall", "fell", "hurt yourself", "accident", "trauma", "hit your head",
         "bang your head", "banged your head", "knock to the head", "blow to the head",
+        "trip", "tripped", "trip and fall", "trip over", "tripped over", "slipped over", "slip over",
+        "slipped and fell",
     ],
     "chest": ["chest", "breastbone", "sternum"],
     "heart": ["heart", "cardiac", "heart disease", "heart attack", "heart problems"],
@@ -219,6 +289,69 @@ CONCEPTS: dict[str, list[str]] = {
     "pain": ["pain", "painful", "hurt", "hurts", "hurting", "ache", "aches", "sore", "discomfort", "tender"],
 }
 
+# Symptoms that are each their own question. Listing them matters most when a
+# case does NOT mention them: an unknown clinical concept weighs the most in
+# coverage, so "Any hearing problems?" is recognised as uncovered instead of
+# being matched on "problems"; an unknown plain word would count as filler.
+SYMPTOM_CONCEPTS: dict[str, list[str]] = {
+    "seizure": ["fits", "had a fit", "have a fit", "any fit", "seizure", "seizures", "convulsion", "convulsions", "epilepsy", "epileptic"],
+    "hearing": ["hearing", "hear", "deaf", "deafness", "tinnitus", "ringing in your ears", "hearing aid"],
+    "lump": ["lump", "lumps", "lumpy"],
+    "bruising": ["bruise", "bruises", "bruising", "bruised", "bruise easily"],
+    "nosebleed": ["nosebleed", "nosebleeds", "nose bleed", "nose bleeds", "bleeding from your nose"],
+    "dysphagia": ["swallow", "swallowing", "dysphagia", "food sticking", "food gets stuck"],
+    "numbness": ["numb", "numbness", "tingling", "tingle", "tingly", "pins and needles"],
+    "weakness": ["weak", "weakness", "weaker"],
+    "tremor": ["tremor", "tremors", "shaking", "shaky", "shake", "shakes", "trembling", "tremble", "jittery"],
+    "speech": ["speech", "slurred", "slurring", "speaking", "talking", "words"],
+    "memory": ["memory", "forgetful", "forgetting", "confusion", "confused", "muddled", "disorientated"],
+    "jaundice": ["jaundice", "jaundiced", "yellow skin", "yellow eyes", "going yellow"],
+    "thirst": ["thirst", "thirsty"],
+    "discharge": ["discharge", "discharges"],
+    "stiffness": ["stiff", "stiffness"],
+    "snoring": ["snore", "snoring"],
+    "voice": ["hoarse", "hoarseness", "croaky", "lost your voice", "losing your voice"],
+    "control": ["control", "incontinence", "incontinent", "leaking", "leak", "accidents"],
+    "bloating": ["bloated", "bloating", "distended", "wind"],
+    "ulcer": ["ulcer", "ulcers", "blister", "blisters", "blistering"],
+    "fracture": ["fracture", "fractures", "fractured", "broken", "broke"],
+    "hair_loss": ["hair loss", "losing hair", "hair falling out", "hair thinning", "bald", "balding"],
+}
+SYMPTOM_CONCEPTS["hallucination"] = [
+    "hallucination", "hallucinations", "hallucinating", "seeing things", "hearing voices", "hearing things",
+    "hear voices", "heard voices", "hear things", "heard things", "voices",
+]
+SYMPTOM_CONCEPTS["photophobia"] = [
+    "photophobia", "light", "bright light", "bright lights", "sensitive to light", "light sensitivity",
+]
+for _concept, _forms in SYMPTOM_CONCEPTS.items():
+    CONCEPTS.setdefault(_concept, []).extend(_forms)
+
+# Clinical shorthand and Latinate terms students use, spelled out in the lay
+# words the cases are written in ("haematuria" -> "blood in urine"), so each
+# part is matched and weighed on its own. Applied to case text and questions.
+JARGON: dict[str, str] = {
+    "haematuria": "blood in urine", "hematuria": "blood in urine",
+    "haemoptysis": "coughing up blood", "hemoptysis": "coughing up blood",
+    "haematemesis": "vomiting blood", "hematemesis": "vomiting blood",
+    "melaena": "black stool blood", "melena": "black stool blood",
+    "pr bleeding": "blood in stool", "rectal bleeding": "blood in stool",
+    "pv bleeding": "vaginal bleeding", "dysuria": "pain passing urine",
+    "urinary frequency": "passing urine often", "nocturia": "passing urine at night",
+    "urinary retention": "can not pass urine", "luts": "urine problems",
+    "pleuritic": "hurts to breathe in", "orthopnoea": "breathless lying flat", "orthopnea": "breathless lying flat",
+    "presyncope": "light headed", "loss of consciousness": "pass out", "loc": "pass out",
+    "pyrexia": "fever", "pyrexial": "fever", "coryza": "cold", "coryzal": "cold",
+    "paraesthesia": "pins and needles", "paraesthesiae": "pins and needles", "paresthesia": "pins and needles",
+    "diplopia": "double vision", "odynophagia": "painful swallowing",
+    "iliac fossa": "side", "rif": "right side", "lif": "left side", "epigastric": "upper abdomen",
+    "ivdu": "inject drugs", "iv drug": "inject drugs", "nkda": "no allergies",
+    "get-up-and-go": "energy", "get up and go": "energy",
+    "faecal incontinence": "bowel control", "fecal incontinence": "bowel control",
+    "urinary incontinence": "bladder control",
+}
+_JARGON_RE = re.compile(r"\b(" + "|".join(re.escape(k) for k in sorted(JARGON, key=len, reverse=True)) + r")\b")
+
 # Body parts: each is its own clinical concept, so a question about a part the
 # case never mentions ("any hair loss?", "joint pains?") is recognised as
 # uncovered instead of being matched on its generic words ("loss", "pain").
@@ -226,12 +359,12 @@ ANATOMY = (
     "hair nail nails skin eye eyes ear ears nose throat mouth tongue teeth tooth lip lips jaw neck "
     "shoulder shoulders arm arms elbow wrist hand hands finger fingers hip hips knee knees ankle ankles "
     "foot feet toe toes leg legs calf calves thigh joint joints muscle muscles bone bones spine "
-    "testicle testicles scrotum penis breast breasts nipple vagina womb kidney kidneys liver bladder "
-    "bowel lung lungs"
+    "testicle testicles penis breast breasts nipple vagina womb kidney kidneys liver bladder "
+    "bowel lung lungs back"
 ).split()
 # Adjectives name the same part ("vaginal bleeding" answers "bleeding from the vagina").
 ANATOMY_ADJECTIVES = {
-    "vaginal": "vagina", "renal": "kidney", "hepatic": "liver", "pulmonary": "lung", "ocular": "eye",
+    "vaginal": "vagina", "renal": "kidney", "scrotal": "testicle", "scrotum": "testicle", "hepatic": "liver", "pulmonary": "lung", "ocular": "eye",
     "nasal": "nose", "oral": "mouth", "dental": "tooth", "testicular": "testicle", "muscular": "muscle",
     "spinal": "spine", "cutaneous": "skin", "dermal": "skin", "mammary": "breast", "uterine": "womb",
     "uterus": "womb", "articular": "joint", "aural": "ear",
@@ -245,7 +378,8 @@ for _adj, _part in ANATOMY_ADJECTIVES.items():
 # Concepts that only qualify a question (whose body part, which disease, what
 # pain); on their own they do not make a second question in one clause.
 QUALIFIER_CONCEPTS = frozenset(
-    {"hypertension", "diabetes", "cholesterol", "heart", "chest", "abdomen", "head", "pain", "bleeding", "previous"}
+    {"hypertension", "diabetes", "cholesterol", "heart", "chest", "abdomen", "head", "pain", "bleeding", "previous",
+     "night", "control"}
 )
 
 # Which history categories a concept signals (used to seed each fact's
@@ -293,9 +427,10 @@ STOPWORDS = frozenset(
     can could would should will shall may might must just any anything some something ever also too
     very really quite bit little about please tell let know okay ok right now well yes no not
     get got getting go going gone make made like feel feeling felt think thought say said
-    much many more most other else one thing things kind sort lot lots all
+    much many more most other another else one thing things kind sort lot lots all
     sir madam mr mrs ms miss doctor dr today currently recently lately
     time find found notice noticed seem seems experience experienced experiencing use used using
+    take taken takes took than usual usually nobody around recent problem problems issue issues trouble troubles
     up down out over into onto off again further then once how when why whether
     """.split()
 )
@@ -305,21 +440,89 @@ STOPWORDS = frozenset(
 # Filler phrases removed before anything else ("at any point" is not a location).
 _FILLER_PHRASES = [
     "at any point", "at the moment", "at all", "so far", "these days", "right now", "for me",
-    "in general", "by any chance", "at this point", "in the past few days", "i was wondering",
+    "in general", "by any chance", "than normal", "than usual", "as normal", "as usual", "at this point", "in the past few days", "i was wondering",
     "can you tell me", "could you tell me", "would you say", "do you know", "i need to ask",
+    # time anchors say when, not what ("have you vomited since it started?")
+    "since it started", "since it began", "since this started", "since this began", "since then",
+    "last night", "this morning", "this afternoon", "this evening", "yesterday", "last week", "this week",
+    "at the time", "at that time", "straight away", "right away",
 ]
 _FILLER_RES = [re.compile(r"\b" + re.escape(p) + r"\b") for p in _FILLER_PHRASES]
 
 _WORD_RE = re.compile(r"[a-z0-9]+(?:[-/][a-z0-9]+)*")
 
+# Rewrites that settle what a word means from its neighbours, applied after
+# contractions and before phrases. A substance named as the object of an
+# allergy ("drug allergies", "allergic to any medicines") is not a question
+# about medication or drug use; "brings the racing on" is a trigger.
+_SUBSTANCE = r"(?:drugs?|medications?|medicines?|meds|tablets?|pills?|antibiotics?|painkillers?)"
+_REWRITES = [
+    (re.compile(r"\b(?:any\s+)?" + _SUBSTANCE + r"\s+(allerg\w*)"), r"\1"),
+    (re.compile(r"\b(allerg(?:ic|ies|y))\s+to\s+(?:any\s+|some\s+|certain\s+)?" + _SUBSTANCE + r"\b"), r"\1"),
+    (
+        re.compile(
+            r"\b(bring|brings|bringing|brought)\s+"
+            r"(?:it|them|this|that|these|those|the\s+\w+|your\s+\w+|his\s+\w+|her\s+\w+)\s+on\b"
+        ),
+        r"\1 on",
+    ),
+    # Any knock to the head is the same question.
+    (re.compile(r"\b(?:hit|bang|banged|bump|bumped|knock|knocked|hurt|injure|injured)\s+(?:your|his|her|their|the)\s+head\b"),
+     "hit your head"),
+    # "Has anyone around you been sick?" asks about sick contacts, not vomiting.
+    (re.compile(r"\b(anyone|anybody|someone|somebody|everyone|people)\b([^?.,;]*?)\bbeen (?:sick|poorly|ill)\b"),
+     r"\1\2 been unwell"),
+]
+
+# Words whose suffix is not an inflection: "spotting" (light bleeding) is not
+# "spot" (a place), and "fits" (seizures) is not "fit" (fitness).
+_STEM_EXCEPTIONS = {
+    "spotting": "spotting", "fits": "fits", "early": "early", "moved": "moved", "sleepy": "sleepy",
+    "sleepier": "sleepy",
+    # irregular verbs meet their base form
+    "eaten": "eat", "ate": "eat", "drank": "drink", "drunk": "drink", "fell": "fall", "fallen": "fall",
+    "broke": "break", "broken": "break", "woke": "wake", "woken": "wake", "slept": "sleep",
+    "given": "give", "gave": "give", "bled": "bleed", "began": "begin", "begun": "begin",
+    "thrown": "throw", "threw": "throw", "lost": "lose", "losing": "lose", "spread": "spread",
+}
+
+
+# British and American spellings meet on one form ("haemoglobin"/"hemoglobin",
+# "immunisation"/"immunization", "colour"/"color", "oedema"/"edema").
+_SPELLING = [
+    (re.compile(r"^(h|an|f|p|gyn|leuk|septic|isch|hyperglyc|hypoglyc|glyc|ur|orthop)ae"), r"\1e"),
+    (re.compile(r"^oe(?=[a-z]{3})"), "e"),
+    (re.compile(r"(?<=[a-z]{2})oea"), "ea"),
+    (re.compile(r"(?<=[a-z]{3})is(ation|ations|e|ed|es|ing)$"), r"iz\1"),
+    (re.compile(r"(?<=[a-z]{2}[^aeiou])our$"), "or"),
+]
+
+
+def _spelling(word: str) -> str:
+    """Only consistency matters (the same function runs on case text and
+    questions), so "bruise" becoming "bruize" is harmless."""
+    if len(word) < 5:
+        return word
+    for pattern, repl in _SPELLING:
+        word = pattern.sub(repl, word)
+    return word
+
 
 def stem(word: str) -> str:
     """A small, consistent suffix stripper (not linguistics: only needs to agree with itself)."""
-    w = word
+    w = _spelling(word)
+    if w in _STEM_EXCEPTIONS:
+        return _STEM_EXCEPTIONS[w]
     if len(w) <= 3 or w.isdigit():
         return w
+    if w.endswith("ness") and len(w) >= 8:
+        w = w[:-4]  # tiredness -> tired, dizziness -> dizzi -> dizzy
+        if w.endswith("i"):
+            w = w[:-1] + "y"
     if w.endswith("ies") and len(w) > 4:
         w = w[:-3] + "y"
+    elif w.endswith("ied") and len(w) > 4:
+        w = w[:-3] + "y"  # worried -> worry
     elif w.endswith("sses"):
         w = w[:-2]
     elif w.endswith("s") and not w.endswith(("ss", "us", "is")):
@@ -327,11 +530,23 @@ def stem(word: str) -> str:
     for suffix in ("ingly", "edly", "ing", "ed", "ly"):
         if w.endswith(suffix) and len(w) - len(suffix) >= 3:
             w = w[: -len(suffix)]
-            if len(w) >= 3 and w[-1] == w[-2] and w[-1] not in "lsz":
+            if len(w) >= 3 and w[-1] == w[-2] and w[-1] not in "lszaeiou":
                 w = w[:-1]  # running -> run, stopped -> stop
             break
     if w.endswith("e") and len(w) > 4:
         w = w[:-1]  # smoke/smoking -> smok
+    elif w.endswith("y") and len(w) > 4 and w[-2] not in "aeiouy":
+        w = w[:-1]  # crusty -> crust, itchy -> itch, worry -> worr
+    # Noun and verb forms meet: concentration/concentrate -> concentr,
+    # infection/infected -> infect, urination/urinate/urine -> urin.
+    if w.endswith("ation") and len(w) >= 9:
+        w = w[:-5]
+    elif w.endswith("ion") and len(w) >= 8 and not w.endswith("sion"):
+        w = w[:-3]
+    elif w.endswith("sion") and len(w) >= 9:
+        w = w[:-3]  # depression -> depress (but vision, lesion stay)
+    if w.endswith("at") and len(w) >= 6:
+        w = w[:-2]
     return w
 
 
@@ -361,6 +576,11 @@ def expand_contractions(text: str) -> str:
     return t
 
 
+# "other moles", "another attack": the word after "other" gains a marked term
+# ("other_mole"), so a fact about the *other* moles outranks one about the
+# mole, while both still match the word itself.
+_OTHER_RE = re.compile(r"\b(?:other|another)\s+([a-z]+)")
+
 Unit = tuple[str, frozenset[str]]
 """One meaningful piece of a query: its surface key and the index terms it may match."""
 
@@ -374,8 +594,12 @@ def analyse(text: str) -> tuple[Unit, ...]:
     claimed them first.
     """
     t = expand_contractions(text)
+    t = _JARGON_RE.sub(lambda m: JARGON[m.group(1)], t)
+    for pattern, repl in _REWRITES:
+        t = pattern.sub(repl, t)
     for pattern in _FILLER_RES:
         t = pattern.sub(" ", t)
+    others = {stem(w) for w in _OTHER_RE.findall(t)}
     units: list[Unit] = []
     for pattern, concept in _PHRASES:
         if pattern.search(t):
@@ -390,6 +614,8 @@ def analyse(text: str) -> tuple[Unit, ...]:
                 continue
             terms = {s}
             terms |= {"@" + c for c in _WORD_CONCEPTS.get(s, ())}
+            if s in others:
+                terms.add("other_" + s)
             units.append((s, frozenset(terms)))
     return tuple(_merge_units(units))
 

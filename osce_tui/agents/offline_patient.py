@@ -22,9 +22,11 @@ from . import utterance as U
 from .base import AgentReply, OnDelta, PatientAgent, emit
 from .retrieval import index_for
 
-# A statement ("I'll listen to your heart now") only pulls a fact when it
-# matches clearly; otherwise the patient just acknowledges it.
-STATEMENT_MIN_COVERAGE = 0.75
+# A statement ("I'll listen to your heart now", "We'll do some blood tests")
+# only pulls a fact when the fact explains nearly all of it (plain words weigh
+# little in coverage, so "tests" alone barely lowers it); otherwise the
+# patient just acknowledges it.
+STATEMENT_MIN_COVERAGE = 0.9
 
 _DR_NAME = re.compile(r"\b(?:i'm|i am|my name is|this is)\s+(?:dr\.?|doctor)\s+([A-Z][a-zA-Z'-]+)", re.IGNORECASE)
 _SAFE_LOWER_STARTS = frozenset(

@@ -33,10 +33,17 @@ _OPEN_QUESTION = re.compile(
     r"\b(what brings you|what brought you|what has brought you|what's brought you|"
     r"how can i help|how may i help|what can i do for you|what seems to be|"
     r"what(?:'s| is| has been) (?:going on|the problem|the matter|wrong|happening|bothering you)|"
-    r"what happened|tell me (?:about )?(?:what|why) (?:brings|brought|is going|has been|you came)|"
+    r"tell me (?:about )?(?:what|why) (?:brings|brought|is going|has been|you came)|"
     r"tell me what(?:'s| is| has been) (?:going on|happening|wrong)|why (?:have|did) you come|"
     r"reason for (?:your|the|today's) visit|what are you here for|why are you here|"
-    r"in your own words|tell me more about (?:it|that|this|what))\b",
+    r"in your own words|tell me more about (?:it|that|this|what)|how can we help|what can we do for you|"
+    r"what seems to be the (?:problem|trouble|issue)|what(?:'s| is) the (?:trouble|story|issue)|"
+    r"what(?:'s| is) up|what brings you)\b"
+    # "what's been going on", "tell me what has been happening", "talk me through
+    # what happened": open only when nothing narrows them ("...with your bowels").
+    r"|\b(?:(?:tell|talk) me (?:about |through )?)?what(?:'s| is| has| have)?(?: been)? "
+    r"(?:going on|happening|happened)(?: (?:with you|to you|today|lately|recently|then|so far|"
+    r"this morning|at the moment))*(?=\s*(?:[?.!,;]|$|\band\b))",
     re.IGNORECASE,
 )
 _EMPATHY = re.compile(
