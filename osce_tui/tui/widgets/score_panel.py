@@ -1,0 +1,159 @@
+"""Live score panels: rubric sections with their checklist items.
+
+Built once from the first ScoreSet and then updated in place (labels only),
+so the user's cursor and folded sections survive the many updates an
+encounter produces. The highlighted item's explanation shows on one line
+under the tree.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.containers import Vertical
+from textual.widgets import Static, Tree
+from textual.widgets.tree import TreeNode
+
+from ...domain.scores import ItemScore, ScoreSet, SectionScore
+
+ItemKey = tuple[str, str, str | None]  # section id, criterion id, item id
+
+
+def fmt_points(x: float) -> str:
+    return f"{x:g}" if x == int(x) else f"{x:.1f}"
+
+
+def item_mark(item: ItemScore) -> tuple[str, str]:
+    """Glyph and style for a checklist item."""
+    if item.status == "excluded":
+        return "–", "dim"
+    if item.status == "unscored":
+        return "!", "bold red"
+    if item.met:
+        return "✓", "bold green"
+    if item.points > 0:
+        return "◐", "yellow"
+    return "·", "dim"
+
+
+def item_label(item: ItemScore) -> Text:
+    mark, style = item_mark(item)
+    text = Text()
+    text.append(f"{mark} ", style=style)
+    text.append(item.label, style="dim" if item.status == "excluded" else "")
+    if item.status == "scored":
+        text.append(f" {fmt_points(item.points)}/{fmt_points(item.max_points)}", style="dim")
+    return text
+
+
+def section_label(section: SectionScore) -> Text:
+    # Percentage before points: on a narrow panel the points are what gets cut.
+    text = Text(section.title, style="bold")
+    if section.score_100 is None:
+        text.append("  –", style="dim")
+    else:
+        text.append(f"  {section.score_100:.0f}%", style="cyan")
+        text.append(f"  {fmt_points(section.points)}/{fmt_points(section.max_points)}", style="dim")
+    return text
+
+
+def total_text(scores: ScoreSet | None) -> Text:
+    if scores is None:
+        return Text("Scores: waiting for the first turn", style="dim")
+    total = "–" if scores.total is None else f"{scores.total:.1f}"
+    text = Text("Total ", style="bold")
+    text.append(total, style="bold cyan")
+    text.append(" / 100", style="dim")
+    text.append("  final" if scores.final else "  live", style="green" if scores.final else "dim italic")
+    return text
+
+
+def explanation_line(item: ItemScore | None, section: SectionScore | None) -> str:
+    if item is not None:
+        why = item.explanation or "no explanation given"
+        ev = f" [{', '.join(item.evidence)}]" if item.evidence else ""
+        return f"{why}{ev}"
+    if section is not None:
+        return f"{section.title}: judged by {section.judge}"
+    return ""
+
+
+class ScoreTree(Tree):
+    """Sections as branches, items as leaves; node data is the score object."""
+
+    DEFAULT_CSS = """
+    ScoreTree { height: 1fr; padding: 0; background: $surface; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__("scores", id=id)
+        self.show_root = False
+        self.guide_depth = 2
+        self.section_nodes: dict[str, TreeNode] = {}
+        self.item_nodes: dict[ItemKey, TreeNode] = {}
+
+    def show_scores(self, scores: ScoreSet) -> None:
+        for section in scores.sections:
+            node = self.section_nodes.get(section.section_id)
+            if node is None:
+                node = self.root.add(section_label(section), data=section, expand=True)
+                self.section_nodes[section.section_id] = node
+            elif node.data != section:
+                node.data = section
+                node.set_label(section_label(section))
+            for item in section.items:
+                key = (section.section_id, item.criterion_id, item.item_id)
+                leaf = self.item_nodes.get(key)
+                if leaf is None:
+                    self.item_nodes[key] = node.add_leaf(item_label(item), data=item)
+                elif leaf.data != item:  # relabel only what changed: cheap bursts
+                    leaf.data = item
+                    leaf.set_label(item_label(item))
+
+
+class ScorePanel(Vertical):
+    """Total, per-section trees and the focused item's reason."""
+
+    DEFAULT_CSS = """
+    ScorePanel { width: 34; height: 1fr; border-left: vkey $primary 50%; padding: 0 0 0 1; }
+    ScorePanel > #score-total { height: 1; }
+    ScorePanel > #score-reason { height: 2; color: $text-muted; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.scores: ScoreSet | None = None
+        self.updates = 0
+
+    def compose(self):
+        yield Static(total_text(None), id="score-total")
+        yield ScoreTree(id="score-tree")
+        yield Static("", id="score-reason")
+
+    @property
+    def tree(self) -> ScoreTree:
+        return self.query_one(ScoreTree)
+
+    def update_scores(self, scores: ScoreSet) -> None:
+        self.scores = scores
+        self.updates += 1
+        self.query_one("#score-total", Static).update(total_text(scores))
+        self.tree.show_scores(scores)
+        self._show_reason(self.tree.cursor_node)
+
+    def clear(self) -> None:
+        self.scores = None
+        tree = self.tree
+        tree.clear()
+        tree.section_nodes.clear()
+        tree.item_nodes.clear()
+        self.query_one("#score-total", Static).update(total_text(None))
+        self.query_one("#score-reason", Static).update("")
+
+    def _show_reason(self, node: TreeNode | None) -> None:
+        data = node.data if node is not None else None
+        item = data if isinstance(data, ItemScore) else None
+        section = data if isinstance(data, SectionScore) else None
+        self.query_one("#score-reason", Static).update(explanation_line(item, section))
+
+    def on_tree_node_highlighted(self, event: Tree.NodeHighlighted) -> None:
+        self._show_reason(event.node)
