@@ -260,3 +260,47 @@ def test_exports(tmp_path):
         export_session(s, None, tmp_path / "x.json", "json", out)
     with pytest.raises(ValueError):
         export_session(s, scores, tmp_path / "x.json", "pdf", out)
+
+
+async def test_practice_mode_hides_unearned_answer_key_items():
+    """A student must not see the case's question bank before earning it."""
+    from textual.app import App
+
+    from osce_tui.domain.scores import ItemScore, ScoreSet, SectionScore
+    from osce_tui.tui.widgets.score_panel import ScorePanel
+
+    def scores(earned: bool) -> ScoreSet:
+        items = [
+            ItemScore(criterion_id="intro", label="Introduced self", points=1, max_points=1),
+            ItemScore(criterion_id="q", item_id="t0002", label="Q: when did it start?", points=0, max_points=1),
+            ItemScore(criterion_id="cov", item_id="onset", label="onset: When did the pain start?", points=2 if earned else 0, max_points=2),
+            ItemScore(criterion_id="cov", item_id="smoking", label="smoking: Do you smoke?", points=0, max_points=2),
+        ]
+        return ScoreSet(rubric_id="r", judge="offline", final=False, sections=[SectionScore(section_id="h", title="History", judge="offline", items=items)])
+
+    class PanelApp(App):
+        def compose(self):
+            yield ScorePanel(id="scores", reveal=False)
+
+    app = PanelApp()
+    async with app.run_test() as pilot:
+        panel = app.query_one(ScorePanel)
+        panel.update_scores(scores(earned=False))
+        await pilot.pause()
+        labels = [str(n.label) for n in panel.tree.root.children[0].children]
+        assert not any("Do you smoke" in label or "When did the pain" in label for label in labels)
+        assert any("Q: when did it start?" in label for label in labels), "the doctor's own questions stay visible"
+        assert any("2 more to earn" in label for label in labels)
+
+        panel.update_scores(scores(earned=True))
+        await pilot.pause()
+        labels = [str(n.label) for n in panel.tree.root.children[0].children]
+        assert any("When did the pain start" in label for label in labels)
+        assert any("1 more to earn" in label for label in labels)
+        assert not any("Do you smoke" in label for label in labels)
+
+        panel.set_reveal(True)
+        await pilot.pause()
+        labels = [str(n.label) for n in panel.tree.root.children[0].children]
+        assert any("Do you smoke" in label for label in labels)
+        assert not any("more to earn" in label for label in labels)

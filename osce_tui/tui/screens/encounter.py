@@ -72,6 +72,7 @@ class EncounterScreen(Screen):
         Binding("f6", "picker", "Exam/order"),
         Binding("f7", "note", "Note"),
         Binding("f8", "end", "End"),
+        Binding("f9", "toggle_reveal", "Checklist", show=False),
         Binding("escape", "leave", "Leave", show=False),
         Binding("ctrl+o", "toggle_doorway", "Doorway", show=False),
         Binding("ctrl+s", "focus_scores", "Scores", show=False),
@@ -111,7 +112,8 @@ class EncounterScreen(Screen):
                 yield DialogueLog(id="dialogue")
                 yield Static("", id="enc-status")
                 yield Input(placeholder="", id="say")
-            yield ScorePanel(id="scores")
+            # A student playing the doctor should not see the answer key.
+            yield ScorePanel(id="scores", reveal=self.setup.doctor != "human")
         yield Footer()
 
     @property
@@ -451,6 +453,11 @@ class EncounterScreen(Screen):
         else:
             self.app.notify("The encounter is running: F8 ends and scores it; the palette (Ctrl+P) can abandon it.")
 
+    def action_toggle_reveal(self) -> None:
+        panel = self.score_panel
+        panel.set_reveal(not panel.reveal)
+        self.app.notify("Showing the whole checklist" if panel.reveal else "Practice mode: unearned items hidden")
+
     def action_toggle_doorway(self) -> None:
         self._doorway_auto = False
         panel = self.query_one(DoorwayPanel)
@@ -478,3 +485,4 @@ class EncounterScreen(Screen):
         yield ("End encounter and score", "Skip to scoring", self.action_end)
         yield ("Abandon encounter (no scoring)", "Stop now; the session is saved as aborted", self.abandon)
         yield ("Toggle doorway panel", "Show or hide the doorway details", self.action_toggle_doorway)
+        yield ("Show / hide the whole checklist", "Practice mode hides unearned answer-key items (F9)", self.action_toggle_reveal)

@@ -4,9 +4,16 @@ Built once from the first ScoreSet and then updated in place (labels only),
 so the user's cursor and folded sections survive the many updates an
 encounter produces. The highlighted item's explanation shows on one line
 under the tree.
+
+Practice mode (``reveal=False``) hides items that are not yet earned and come
+from the case key (history facts, target exams, guideline features): listing
+them would hand a student the answer sheet. Earned items appear as they tick;
+each section says how many are still to earn.
 """
 
 from __future__ import annotations
+
+import re
 
 from rich.text import Text
 from textual.containers import Vertical
@@ -16,6 +23,18 @@ from textual.widgets.tree import TreeNode
 from ...domain.scores import ItemScore, ScoreSet, SectionScore
 
 ItemKey = tuple[str, str, str | None]  # section id, criterion id, item id
+
+_TURN_ID = re.compile(r"^t\d+$")
+
+
+def reveals_key(item: ItemScore) -> bool:
+    """True for an unearned item whose label comes from the case's answer key."""
+    from_case = item.item_id is not None and not _TURN_ID.match(item.item_id)
+    return from_case and item.status == "scored" and item.points <= 0
+
+
+def hidden_label(count: int) -> Text:
+    return Text(f"… {count} more to earn (F9 shows all)", style="dim italic")
 
 
 def fmt_points(x: float) -> str:
@@ -84,12 +103,20 @@ class ScoreTree(Tree):
     ScoreTree { height: 1fr; padding: 0; background: $surface; }
     """
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, *, id: str | None = None, reveal: bool = True) -> None:
         super().__init__("scores", id=id)
         self.show_root = False
         self.guide_depth = 2
+        self.reveal = reveal
         self.section_nodes: dict[str, TreeNode] = {}
         self.item_nodes: dict[ItemKey, TreeNode] = {}
+        self.hidden_nodes: dict[str, TreeNode] = {}
+
+    def reset(self) -> None:
+        self.clear()
+        self.section_nodes.clear()
+        self.item_nodes.clear()
+        self.hidden_nodes.clear()
 
     def show_scores(self, scores: ScoreSet) -> None:
         for section in scores.sections:
@@ -100,14 +127,29 @@ class ScoreTree(Tree):
             elif node.data != section:
                 node.data = section
                 node.set_label(section_label(section))
+            hidden = 0
             for item in section.items:
                 key = (section.section_id, item.criterion_id, item.item_id)
                 leaf = self.item_nodes.get(key)
                 if leaf is None:
+                    if not self.reveal and reveals_key(item):
+                        hidden += 1
+                        continue
                     self.item_nodes[key] = node.add_leaf(item_label(item), data=item)
                 elif leaf.data != item:  # relabel only what changed: cheap bursts
                     leaf.data = item
                     leaf.set_label(item_label(item))
+            self._show_hidden_count(section.section_id, node, hidden)
+
+    def _show_hidden_count(self, section_id: str, node: TreeNode, hidden: int) -> None:
+        leaf = self.hidden_nodes.get(section_id)
+        if hidden and leaf is None:
+            self.hidden_nodes[section_id] = node.add_leaf(hidden_label(hidden))
+        elif hidden and leaf is not None:
+            leaf.set_label(hidden_label(hidden))
+        elif leaf is not None:
+            leaf.remove()
+            del self.hidden_nodes[section_id]
 
 
 class ScorePanel(Vertical):
@@ -119,14 +161,15 @@ class ScorePanel(Vertical):
     ScorePanel > #score-reason { height: 2; color: $text-muted; }
     """
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, *, id: str | None = None, reveal: bool = True) -> None:
         super().__init__(id=id)
         self.scores: ScoreSet | None = None
         self.updates = 0
+        self.reveal = reveal
 
     def compose(self):
         yield Static(total_text(None), id="score-total")
-        yield ScoreTree(id="score-tree")
+        yield ScoreTree(id="score-tree", reveal=self.reveal)
         yield Static("", id="score-reason")
 
     @property
@@ -142,12 +185,18 @@ class ScorePanel(Vertical):
 
     def clear(self) -> None:
         self.scores = None
-        tree = self.tree
-        tree.clear()
-        tree.section_nodes.clear()
-        tree.item_nodes.clear()
+        self.tree.reset()
         self.query_one("#score-total", Static).update(total_text(None))
         self.query_one("#score-reason", Static).update("")
+
+    def set_reveal(self, reveal: bool) -> None:
+        """Show or hide the not-yet-earned answer-key items (rebuilds the tree)."""
+        self.reveal = reveal
+        tree = self.tree
+        tree.reveal = reveal
+        tree.reset()
+        if self.scores is not None:
+            tree.show_scores(self.scores)
 
     def _show_reason(self, node: TreeNode | None) -> None:
         data = node.data if node is not None else None
