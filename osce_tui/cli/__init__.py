@@ -11,6 +11,7 @@ or bad input files.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from importlib import import_module
 
@@ -56,6 +57,12 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         console_err.print("[yellow]interrupted[/]")
         return 130
+    except BrokenPipeError:
+        # Output piped into `head` or a closed pager: stop quietly, as Unix tools do.
+        # (Sessions are saved before anything is printed, so nothing is lost.)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
     return int(code or 0)
 
 

@@ -115,7 +115,7 @@ class LinePrinter:
         self._say(f"{d.patient_name}, {d.age} {d.age_unit}, {d.sex}. {d.setting}.")
         self._say(f"Chief complaint: {d.chief_complaint}")
         self._say("Vitals: " + ", ".join(d.vitals.parts()))
-        self._say("Tasks: " + "; ".join(d.tasks))
+        self._say("Tasks:\n" + "\n".join(f"  - {t}" for t in d.tasks))
         roles = setup.doctor, setup.patient, setup.judge
         self._say("Doctor: {}, patient: {}, judge: {}. Type /help for commands.\n".format(*roles))
 
