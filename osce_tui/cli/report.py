@@ -14,7 +14,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="summarise a batch run: means with CIs, paired comparisons, bar chart",
         description=(
             "Per condition (doctor model, arm, answer format ...) and rubric section: mean score with a seeded "
-            "bootstrap 95%% CI; paired comparisons between conditions that differ in one thing, with bootstrap "
+            "bootstrap 95% CI; paired comparisons between conditions that differ in one thing, with bootstrap "
             "p-values adjusted by Holm-Bonferroni within each section."
         ),
     )
