@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-import pytest
 from textual.widgets import Input, TextArea
 
 from osce_tui.config import Config

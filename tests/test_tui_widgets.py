@@ -188,7 +188,7 @@ def test_item_marks():
 async def test_phase_bar_timer_turns_and_pause():
     now = [100.0]
     bar = PhaseBar(clock=lambda: now[0])
-    async with Harness(bar).run_test(size=(100, 3)) as pilot:
+    async with Harness(bar).run_test(size=(100, 3)):
         bar.enter_phase("history")
         bar.count_turn()
         now[0] += 65

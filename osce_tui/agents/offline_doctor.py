@@ -341,6 +341,8 @@ def about_patient(question: str, doorway: Doorway) -> str:
         (r"^Do you\b", f"Does {name}"),
         (r"^Did you\b", f"Did {name}"),
         (r"^How are you\b", f"How is {name}"),
+        (r"^How is your\b", f"How is {name}'s"),
+        (r"^How has your\b", f"How has {name}'s"),
         (r"\bdo you\b", f"does {name}"),
         (r"\bare you\b", f"is {name}"),
         (r"\bhave you\b", f"has {name}"),
@@ -370,24 +372,6 @@ def _conjugate(verb: str) -> str:
     return verb + "s"
 
 
-def to_child(question: str, doorway: Doorway) -> str:
-    """Rephrase a question to the patient as one to a parent about the child."""
-    name = first_name(doorway)
-    _he, his = _pronouns(doorway)
-    q = question
-    for pattern, repl in (
-        (r"^Have you\b", f"Has {name}"),
-        (r"^Are you\b", f"Is {name}"),
-        (r"^Do you\b", f"Does {name}"),
-        (r"^Did you\b", f"Did {name}"),
-        (r"^How are you\b", f"How is {name}"),
-        (r"^How is your\b", f"How is {name}'s"),
-        (r"^How has your\b", f"How has {name}'s"),
-        (r"\byour\b", his),
-        (r"\byou've\b", f"{name} has"),
-    ):
-        q = re.sub(pattern, repl, q)
-    return q
 
 
 # -- closure ------------------------------------------------------------------------
