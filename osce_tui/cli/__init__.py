@@ -14,6 +14,7 @@ import argparse
 import os
 import sys
 from importlib import import_module
+from pathlib import Path
 
 from .. import __version__
 from .common import CliError, console_err
@@ -34,6 +35,12 @@ def build_parser() -> argparse.ArgumentParser:
         description="OSCE-style clinical consultations: practise, watch and score encounters.",
     )
     parser.add_argument("--version", action="version", version=f"osce-tui {__version__}")
+    # Options for the bare `osce-tui` home screen. Their own dest names keep
+    # subcommands' --cases-dir/--sessions-dir defaults from clobbering them.
+    parser.add_argument("--cases-dir", dest="home_cases_dir", action="append", type=Path, default=[], metavar="DIR",
+                        help="home screen: extra case folder, searched before the bundled ones (repeatable)")
+    parser.add_argument("--sessions-dir", dest="home_sessions_dir", type=Path, metavar="DIR",
+                        help="home screen: where sessions are saved and listed")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in _COMMAND_MODULES:
         import_module(f"{__name__}.{name}").register(sub)
@@ -49,6 +56,7 @@ def main(argv: list[str] | None = None) -> int:
         from .tui import cmd_home
 
         handler = cmd_home
+        args.cases_dir, args.sessions_dir = args.home_cases_dir, args.home_sessions_dir
     try:
         code = handler(args)
     except CliError as exc:
