@@ -75,3 +75,19 @@ def test_name_and_role_each_count_half_and_pleasantries_skip_to_first_real_quest
     b3 = SessionBuilder(case)
     b3.ask("I'm sorry you're unwell. Any cough?", "Yes.")
     assert _points(communication.score_offline(SECTION, case, b3.build()))["introduced_self"] == 0
+
+
+def test_sympathy_for_pain_counts_but_asking_about_pain_does_not():
+    case = make_case()
+    asked = SessionBuilder(case)
+    asked.ask("Do you feel any pain when you cough?", "A bit.")
+    asked.ask("Are you in pain right now?", "Yes.")
+    pts = _points(communication.score_offline(SECTION, case, asked.build()))
+    assert pts["recognised_emotion"] == 0
+
+    kind = SessionBuilder(case)
+    kind.ask("Do you feel any pain when you cough?", "A bit, it's awful.")
+    kind.ask("I'm sorry you're in so much pain. When did it start?", "Three days ago.")
+    score = communication.score_offline(SECTION, case, kind.build())
+    item = [i for i in score.items if i.criterion_id == "recognised_emotion"][0]
+    assert item.points == 20 and item.evidence == ["t0003"]

@@ -77,6 +77,14 @@ _EMOTION_WORDS = (
 )
 _ACK = r"(you seem|you look|you sound|you're|you are|you feel|you must|i can see|i understand|must be|that sounds|it sounds|i can imagine|understandabl)"
 _EMOTION_RE = re.compile(rf"{_ACK}[^.?!]*\b({_EMOTION_WORDS})|\b({_EMOTION_WORDS})\b[^.?!]*{_ACK}", re.I)
+# Sympathy for pain or distress ("I'm sorry you're in so much pain") also
+# acknowledges feelings; pain words count only after an apology, so that a
+# question such as "Do you feel any pain?" is not mistaken for empathy.
+_SORRY_FOR_DISTRESS = re.compile(
+    r"\b(i'm sorry|i am sorry|sorry to hear|sorry that)\b[^.?!]*\b(pain|hurt(s|ing)?|suffer(ing)?|discomfort|unwell|"
+    r"going through|rough|awful|terrible|poorly)\b",
+    re.I,
+)
 
 
 def _has(text: str, phrases: tuple[str, ...]) -> bool:
@@ -151,7 +159,8 @@ def score_summary(criterion: Criterion, case: Case, session: Session, extra: dic
 
 def score_emotion(criterion: Criterion, case: Case, session: Session, extra: dict[str, Any]) -> list[ItemScore]:
     for t in doctor_utterances(session):
-        if _EMOTION_RE.search(fold(t.text)):
+        text = fold(t.text).replace("\u2019", "'")
+        if _EMOTION_RE.search(text) or _SORRY_FOR_DISTRESS.search(text):
             return [scored(criterion, 1.0, "Acknowledged the patient's feelings.", [t.id])]
     return [scored(criterion, 0.0, "Did not acknowledge the patient's emotions.")]
 
