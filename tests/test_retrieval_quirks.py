@@ -259,3 +259,26 @@ def test_spelling_variants_share_a_stem():
     assert stem("faeces") != stem("face")
     assert stem("crusty") == stem("crust") and stem("worried") == stem("worry")
     assert stem("eaten") == stem("eat")
+
+
+# -- suicide-risk questions (a wrong "No" here is a safety error) -------------------
+
+RISK_QUESTIONS = [
+    ("Have you had any thoughts of harming yourself?", "passive_suicidal_ideation"),
+    ("Any thoughts of self-harm?", "passive_suicidal_ideation"),
+    ("Do you ever think about killing yourself?", "passive_suicidal_ideation"),
+    ("Have you had any thoughts of hurting yourself?", "passive_suicidal_ideation"),
+    ("Have you ever harmed yourself?", "self_harm_history_negative"),
+    ("Have you ever tried to hurt yourself?", "self_harm_history_negative"),
+    ("Have you thought about how you would do it?", "suicide_plan_intent_negative"),
+]
+
+
+@pytest.mark.parametrize("question,fact_id", RISK_QUESTIONS)
+def test_suicide_risk_questions_reach_the_right_fact(question, fact_id):
+    from osce_tui.agents.retrieval import index_for
+    from osce_tui.library import Library
+
+    case = Library().case("low-mood-29f")
+    matches = index_for(case).retrieve(question)
+    assert matches and matches[0].fact_id == fact_id

@@ -152,7 +152,24 @@ CONCEPTS: dict[str, list[str]] = {
     "self_harm": [
         "self harm", "self-harm", "self harmed", "self-harmed", "harm yourself", "harmed yourself",
         "harming yourself", "hurt yourself on purpose", "hurt yourself deliberately", "cut yourself",
-        "cutting yourself", "overdose", "overdosed",
+        "cutting yourself", "overdose", "overdosed", "hurt yourself", "hurting yourself",
+    ],
+    # Suicidal ideation is asked in many ways; a patient who has such thoughts
+    # must not get the default "No" because the wording was unfamiliar.
+    "suicidal": [
+        "suicide", "suicidal", "kill yourself", "killing yourself", "end your life", "ending your life",
+        "end it all", "take your own life", "taking your own life", "not wake up", "better off dead",
+        "want to die", "wanted to die", "wish you were dead", "not worth living", "isn't worth living",
+        "life is not worth", "thoughts of death", "thoughts about death", "no way out",
+    ],
+    # Thoughts (ideation) versus acts: "thoughts of harming yourself" is not
+    # "have you ever harmed yourself". Phrases only: "think"/"thought" are stop
+    # words, and phrases are matched before stop words are dropped. Not "these
+    # thoughts"/"thoughts like": "acted on thoughts like these" asks about acts.
+    "ideation": [
+        "thoughts of", "thoughts about", "thoughts that", "any thoughts",
+        "thought of", "thought about", "thinking about", "thinking of", "think about", "urges to", "urge to",
+        "dark thoughts",
     ],
     "bowel": [
         "bowel", "bowels", "stool", "stools", "poo", "poop", "diarrhea", "diarrhoea", "constipation",
