@@ -117,7 +117,7 @@ async def test_stream_filter_hides_markers_across_chunk_boundaries():
     for i in range(0, len(text), 3):
         await stream.feed(text[i : i + 3])
     await stream.close()
-    assert "".join(out) == "Let me listen to your heart.\n"
+    assert "".join(out) == "Let me listen to your heart."  # no line break left dangling
     out.clear()
     stream = SpokenStream(out.append)
     await stream.feed("Endo")
@@ -125,6 +125,18 @@ async def test_stream_filter_hides_markers_across_chunk_boundaries():
     await stream.feed("scopy later")
     await stream.close()
     assert "".join(out) == "Endoscopy later"
+
+
+async def test_stream_filter_keeps_paragraph_breaks_between_spoken_lines():
+    out: list[str] = []
+    stream = SpokenStream(out.append)
+    text = "\nFirst part.\n\nSecond part,\nPHASE: exam\nstill spoken.\nEXAM: heart\n"
+    for i in range(0, len(text), 4):
+        await stream.feed(text[i : i + 4])
+    await stream.close()
+    # Leading breaks dropped, inner ones kept (a marker line between two spoken lines
+    # leaves one break), nothing after the last spoken line.
+    assert "".join(out) == "First part.\n\nSecond part,\nstill spoken."
 
 
 # -- doctor: what it sees and does ---------------------------------------------------------
@@ -199,3 +211,10 @@ async def test_doctor_modes(case):
 async def test_empty_doctor_message_is_an_error(case):
     with pytest.raises(BadResponseError, match="empty message"):
         await LlmDoctor(ScriptedProvider(["   "]), S).act(case.doorway, encounter(case), None)
+
+
+async def test_empty_patient_reply_is_an_error_not_silence(case):
+    session = encounter(case)
+    session.add_turn("doctor", "When did it start?")
+    with pytest.raises(BadResponseError, match="patient model returned an empty reply; check the model name"):
+        await LlmPatient(ScriptedProvider(["  \n"]), S).reply(case, session, "When did it start?", None)

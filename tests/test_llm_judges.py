@@ -302,3 +302,19 @@ async def test_bundled_rubrics_score_fully_with_a_cooperative_judge(rubric_id, c
         assert statuses <= {"scored", "excluded"}, (section.id, [i.explanation for i in score.items])
         assert score.score_100 == 100.0, section.id
         assert {i.criterion_id for i in score.items} == {c.id for c in section.criteria}
+
+
+async def test_spread_item_maxima_add_up_to_the_criterion_points(case, session):
+    # 10 points over three asked questions: each item max is 3.333...; the maxima
+    # must still sum to 10 exactly, so a section reads "x/10", not "x/9.9999".
+    session.add_turn("doctor", "Does the pain go anywhere?")
+    section = RubricSection(
+        id="history", title="History", judge="history",
+        criteria=[Criterion(id="q", text="Each question is relevant.", points=10, per="question")],
+    )
+    specs = specs_of(section, case, session)
+    assert len(specs) == 3
+    full = ScriptedProvider([json.dumps(judgements(specs, points=lambda s: round(s.max_points, 3)))])
+    score = await score_section_llm(section, case, session, full, S)
+    assert f"{score.max_points:g}" == "10" and f"{score.points:g}" == "10"
+    assert all(i.met for i in score.items)  # the rounded maximum the judge saw counts as full marks

@@ -109,11 +109,12 @@ async def test_401_clear_message_without_the_key():
     with pytest.raises(AuthenticationError) as info:
         await collect(provider_for(Recorder(rejected)))
     msg = str(info.value)
-    assert "key rejected, check ANTHROPIC_API_KEY" in msg and SECRET not in msg
+    assert "Anthropic at " in msg and "rejected the API key (401)" in msg and "check ANTHROPIC_API_KEY" in msg
+    assert SECRET not in msg
 
 
 async def test_timeout():
-    with pytest.raises(ProviderTimeoutError, match="Anthropic did not answer within 2s"):
+    with pytest.raises(ProviderTimeoutError, match=r"Anthropic at https://api.anthropic.com did not answer within 2s"):
         await collect(provider_for(Recorder(httpx2.ReadTimeout("slow")), retries=0, timeout=2))
 
 

@@ -131,7 +131,7 @@ async def test_401_names_the_env_var_and_never_the_key():
     with pytest.raises(AuthenticationError) as info:
         await collect(provider_for(Recorder(rejected)))
     message = str(info.value)
-    assert "OPENAI_API_KEY" in message and "key rejected" in message
+    assert "rejected the API key (401)" in message and "check OPENAI_API_KEY" in message
     assert SECRET not in message and "sk-test" not in message
 
 
@@ -266,3 +266,58 @@ async def test_real_refused_connection_on_loopback_names_the_server():
         await provider.complete(MSGS, GenerationSettings())
     assert f"cannot connect to Ollama at {url}" in str(info.value)
     await provider.aclose()
+
+
+# -- replies that are not what an OpenAI-compatible server sends ------------------------------
+
+
+async def test_html_page_instead_of_a_completion_points_at_the_base_url():
+    page = httpx2.Response(200, content=b"<html><body>Welcome</body></html>", headers={"content-type": "text/html"})
+    provider = provider_for(Recorder(page, page), cfg=config(max_retries=0))
+    with pytest.raises(BadResponseError) as info:
+        await provider.structured(MSGS, Verdict, GenerationSettings())
+    message = str(info.value)
+    assert "https://api.openai.com/v1 answered 200 but not with a chat completion" in message
+    assert "base URL" in message and "Welcome" in message
+    with pytest.raises(BadResponseError, match="the stream carried no chat completion chunks"):
+        await collect(provider)  # streamed: no silent empty reply either
+
+
+async def test_error_page_without_json_body_shows_its_text():
+    bad_gateway = httpx2.Response(502, content=b"<html><h1>502 Bad Gateway</h1></html>", headers={"content-type": "text/html"})
+    with pytest.raises(BadResponseError) as info:
+        await collect(provider_for(Recorder(bad_gateway), cfg=config(max_retries=0)))
+    assert str(info.value).endswith("answered 502: 502 Bad Gateway")
+
+
+async def test_garbled_sse_line_is_a_bad_response_not_a_crash():
+    garbled = httpx2.Response(200, content=b"data: {not json\n\n", headers={"content-type": "text/event-stream"})
+    with pytest.raises(BadResponseError, match="sent a reply that could not be read"):
+        await collect(provider_for(Recorder(garbled), cfg=config(max_retries=0)))
+
+
+async def test_401_when_no_key_was_set_says_to_set_it(monkeypatch):
+    monkeypatch.setenv("LOCAL_BASE_URL", "http://127.0.0.1:9/v1")
+    rejected = httpx2.Response(401, json={"error": {"message": "missing key"}})
+    with pytest.raises(AuthenticationError) as info:
+        await collect(provider_for(Recorder(rejected), spec="openai-api/local/m"))
+    assert "at http://127.0.0.1:9/v1 answered 401: it wants an API key, set LOCAL_API_KEY" in str(info.value)
+
+
+async def test_truncated_json_gets_a_corrective_turn_with_json_schema_kept():
+    cut = httpx2.Response(200, json=openai_completion('{"answer": "ye'))
+    fixed = httpx2.Response(200, json=openai_completion('{"answer": "yes", "score": 3}'))
+    rec = Recorder(cut, fixed)
+    provider = provider_for(rec)
+    result, _ = await provider.structured(MSGS, Verdict, GenerationSettings())
+    assert result == Verdict(answer="yes", score=3)
+    assert all("response_format" in b for b in rec.bodies) and provider.json_schema_supported is True
+    assert "not valid JSON (Unterminated string" in rec.bodies[1]["messages"][-1]["content"]
+
+
+@pytest.mark.parametrize("var", ["LOCAL_BASE_URL", "OPENAI_BASE_URL"])
+def test_base_url_without_scheme_is_refused_up_front(monkeypatch, var):
+    monkeypatch.setenv(var, "127.0.0.1:8000/v1")
+    spec = "openai-api/local/m" if var == "LOCAL_BASE_URL" else "openai/gpt-test"
+    with pytest.raises(MissingBaseUrlError, match=f"{var}='127.0.0.1:8000/v1' is not a URL: it must start with http://"):
+        make_provider(spec, config())

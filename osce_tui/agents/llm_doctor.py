@@ -31,6 +31,7 @@ from ..prompts import prompt_hashes, render
 from ..providers.base import BadResponseError, ChatMessage, ChatProvider, Done, TextDelta
 from .base import ChangePhase, DoctorAgent, DoctorTurn, End, Examine, FinalDiagnosis, OnDelta, Order, Say, SubmitNote, emit
 from .commands import PHASE_ALIASES, _items
+from .llm_patient import EMPTY_HINT
 
 Mode = Literal["encounter", "craftmd", "epag"]
 
@@ -85,37 +86,51 @@ class SpokenStream:
     """Forwards streamed text to ``on_delta`` minus control lines.
 
     A line is forwarded as soon as it can no longer be a control line, so
-    ordinary speech streams with at most a few characters of delay.
+    ordinary speech streams with at most a few characters of delay. Line breaks
+    are held until more speech follows: a message that ends in control lines
+    would otherwise leave a dangling blank line on the screen, which is not
+    in what the engine records (the spoken text is stripped).
     """
 
     def __init__(self, on_delta: OnDelta | None):
         self._on_delta = on_delta
         self._line = ""
         self._streaming = False  # current line already judged spoken and partly forwarded
+        self._newlines = 0  # line breaks owed before the next spoken text
+        self._started = False  # some speech was forwarded already
+
+    async def _say(self, text: str) -> None:
+        if not text:
+            return
+        if self._newlines and self._started:
+            await emit(self._on_delta, "\n" * self._newlines)
+        self._newlines = 0
+        self._started = True
+        await emit(self._on_delta, text)
 
     async def feed(self, text: str) -> None:
         while text:
             piece, newline, text = text.partition("\n")
             self._line += piece
             if self._streaming:
-                await emit(self._on_delta, piece)
+                await self._say(piece)
             elif not _could_become_marker(self._line):
                 self._streaming = True
-                await emit(self._on_delta, self._line)
+                await self._say(self._line)
             if newline:
                 await self._end_line()
 
     async def _end_line(self) -> None:
-        if self._streaming:
-            await emit(self._on_delta, "\n")
-        elif marker_of(self._line) is None:
-            await emit(self._on_delta, self._line + "\n")
+        if not self._streaming and marker_of(self._line) is None:
+            await self._say(self._line)
+        if self._streaming or marker_of(self._line) is None:
+            self._newlines += 1
         self._line, self._streaming = "", False
 
     async def close(self) -> None:
         if not self._streaming and self._line and marker_of(self._line) is None:
-            await emit(self._on_delta, self._line)
-        self._line, self._streaming = "", False
+            await self._say(self._line)
+        self._line, self._streaming, self._newlines = "", False, 0
 
 
 def parse_doctor_message(text: str, mode: Mode = "encounter") -> tuple[list[Any], dict[str, Any]]:
@@ -277,7 +292,7 @@ class LlmDoctor(DoctorAgent):
         assert done is not None  # providers always end with Done
         actions, meta = parse_doctor_message(done.text, self.mode)
         if not actions:
-            raise BadResponseError("the doctor model returned an empty message", spec=self.spec)
+            raise BadResponseError(f"the doctor model returned an empty message; {EMPTY_HINT}", spec=self.spec)
         meta["raw"] = done.text
         return DoctorTurn(actions=actions, usage=done.usage, meta=meta)
 

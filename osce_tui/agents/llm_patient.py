@@ -11,7 +11,7 @@ from __future__ import annotations
 from ..domain.case import Case
 from ..domain.session import GenerationSettings, Session
 from ..prompts import prompt_hashes, render
-from ..providers.base import ChatMessage, ChatProvider, Done, TextDelta
+from ..providers.base import BadResponseError, ChatMessage, ChatProvider, Done, TextDelta
 from .base import AgentReply, OnDelta, PatientAgent, emit
 
 LANGUAGES = {
@@ -32,6 +32,11 @@ LANGUAGES = {
 }
 
 PATIENT_PROMPTS = ["patient", "patient_challenge"]
+
+# Empty content with a 200 is most often a reasoning model that spent its token
+# budget thinking (the text never reached ``content``) or a wrong model name on a
+# permissive server.
+EMPTY_HINT = "check the model name, or raise generation max_tokens if it is a reasoning model"
 
 
 def language_name(code: str) -> str:
@@ -117,7 +122,11 @@ class LlmPatient(PatientAgent):
             elif isinstance(event, Done):
                 done = event
         assert done is not None  # providers always end with Done
-        return AgentReply(text=done.text.strip(), usage=done.usage, meta={"model": self.spec})
+        text = done.text.strip()
+        if not text:
+            # Silence would be recorded as the patient's answer and scored; it is a model failure.
+            raise BadResponseError(f"the patient model returned an empty reply; {EMPTY_HINT}", spec=self.spec)
+        return AgentReply(text=text, usage=done.usage, meta={"model": self.spec})
 
     async def reply(self, case: Case, session: Session, doctor_text: str, on_delta: OnDelta | None = None) -> AgentReply:
         return await self._stream(conversation(case, session, doctor_text), on_delta)

@@ -282,7 +282,7 @@ def _unscored(spec: ItemSpec, reason: str) -> ItemScore:
         criterion_id=spec.criterion.id,
         item_id=spec.item_id,
         label=spec.label,
-        max_points=round(spec.max_points, 4),
+        max_points=spec.max_points,
         status="unscored",
         explanation=f"unscored: {reason}",
     )
@@ -454,14 +454,23 @@ class _Judged:
                     criterion_id=spec.criterion.id,
                     item_id=spec.item_id,
                     label=spec.label,
-                    points=round(min(j.points, spec.max_points), 4),
-                    max_points=round(spec.max_points, 4),
+                    # Maxima stay unrounded so a section's items add up to its points
+                    # exactly (35 items of 100/35 rounded to 4 places sum to 99.9999).
+                    points=_awarded(j.points, spec.max_points),
+                    max_points=spec.max_points,
                     status="scored",
                     explanation=j.explanation.strip(),
                     evidence=list(dict.fromkeys(j.evidence)),
                 )
             )
         return out
+
+
+def _awarded(points: float, max_points: float) -> float:
+    """The judge's points; the rounded maximum it was shown counts as the exact maximum."""
+    if points >= float(_shown(max_points)) - 1e-9:
+        return max_points
+    return min(round(points, 4), max_points)
 
 
 def _correction(problems: list[str]) -> ChatMessage:

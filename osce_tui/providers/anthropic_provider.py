@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 from typing import Any, AsyncIterator, TypeVar
 
 from pydantic import BaseModel
@@ -76,6 +77,8 @@ class AnthropicProvider(ChatProvider):
             timeout=config.provider.timeout,
             http_client=http_client,
         )
+        if ctx.base_url is None:  # name the SDK's default endpoint in messages
+            self._ctx = dataclasses.replace(ctx, base_url=str(self._client.base_url).rstrip("/"))
 
     def _slot(self):
         return self._limiter if self._limiter is not None else contextlib.nullcontext()

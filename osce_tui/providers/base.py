@@ -3,7 +3,8 @@
 A provider streams a chat reply as text deltas followed by one ``Done`` with
 the full text and usage, and produces structured results validated by a
 pydantic model. Failures surface as ``ProviderError`` subclasses whose message
-a user can read ("OpenAI rejected the API key (401). Set OPENAI_API_KEY ...").
+a user can read ("OpenAI at https://api.openai.com/v1 rejected the API key (401):
+check OPENAI_API_KEY").
 """
 
 from __future__ import annotations

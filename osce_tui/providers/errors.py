@@ -61,7 +61,23 @@ def _server_message(exc: Exception) -> str:
             return err["message"]
         if isinstance(err, str):
             return err
-    return str(getattr(exc, "message", "") or exc)
+    message = str(getattr(exc, "message", "") or exc)
+    if message.startswith("Error code:"):
+        # No JSON error body (a proxy's HTML page, plain text): show its start instead.
+        text = _response_text(exc)
+        if text:
+            return text
+    return message
+
+
+def _response_text(exc: Exception) -> str:
+    """The first words of an error response body, tags and whitespace squeezed out."""
+    response = getattr(exc, "response", None)
+    try:
+        text = response.text if response is not None else ""
+    except Exception:  # noqa: BLE001 - a streamed body may be unreadable here; the status still speaks
+        return ""
+    return " ".join(re.sub(r"<[^>]*>", " ", text).split())[:200]
 
 
 def _status_classes(exc: BaseException) -> list[tuple[type, type, type]]:
@@ -82,6 +98,35 @@ def _status_classes(exc: BaseException) -> list[tuple[type, type, type]]:
     return []
 
 
+# Transport errors (httpx2 class names) raised after the server had answered:
+# the link broke mid-reply, which is not the same fix as "server not reachable".
+_MIDWAY = ("RemoteProtocolError", "ReadError")
+
+
+def _lost_midway(exc: BaseException) -> bool:
+    seen: BaseException | None = exc
+    for _ in range(5):  # walk a short cause chain; SDKs wrap the transport error once or twice
+        if seen is None:
+            return False
+        if type(seen).__name__ in _MIDWAY:
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+def _auth_message(ctx: CallContext, status: int, where: str, detail: str) -> str:
+    """401/403 in words that say which variable to fix; the key itself is never shown."""
+    said = f" (server said: {detail})" if detail else ""
+    if ctx.secret is None and ctx.key_env:
+        # We sent no key (the variable is unset): the fix is to set it, not to "check" it.
+        return f"{ctx.label} at {where} answered {status}: it wants an API key, set {ctx.key_env}{said}"
+    if ctx.key_env is None:
+        return f"{ctx.label} at {where} refused the request ({status}); this provider sends no API key{said}"
+    if status == 403:
+        return f"{ctx.label} at {where} refused access (403): the key in {ctx.key_env} may not be allowed to use this model{said}"
+    return f"{ctx.label} at {where} rejected the API key ({status}): check {ctx.key_env}{said}"
+
+
 def map_sdk_error(exc: BaseException, ctx: CallContext) -> ProviderError:
     """Translate one SDK exception into the matching ProviderError subclass."""
     if isinstance(exc, ProviderError):
@@ -89,27 +134,25 @@ def map_sdk_error(exc: BaseException, ctx: CallContext) -> ProviderError:
     where = ctx.base_url or "the default endpoint"
     for status_cls, timeout_cls, conn_cls in _status_classes(exc):
         if isinstance(exc, timeout_cls):
+            tries = f" (tried {ctx.max_retries + 1} times)" if ctx.max_retries else ""
             return ProviderTimeoutError(
-                f"{ctx.label} did not answer within {ctx.timeout:g}s ({where}); "
-                "raise provider.timeout or try again",
+                f"{ctx.label} at {where} did not answer within {ctx.timeout:g}s{tries}; "
+                "raise provider.timeout (OSCE_TUI_PROVIDER__TIMEOUT) or try again",
                 spec=ctx.spec,
             )
         if isinstance(exc, conn_cls):
             cause = exc.__cause__ or exc.__context__
             reason = scrub(str(cause or exc), ctx.secret)
-            return ProviderConnectionError(
-                f"cannot connect to {ctx.label} at {where}: {reason}",
-                spec=ctx.spec,
-            )
+            if _lost_midway(exc):
+                what = f"lost the connection to {ctx.label} at {where} mid-reply"
+            else:
+                what = f"cannot connect to {ctx.label} at {where}"
+            return ProviderConnectionError(f"{what}: {reason}", spec=ctx.spec)
         if isinstance(exc, status_cls):
             status = getattr(exc, "status_code", 0)
             detail = scrub(_server_message(exc), ctx.secret)[:300]
             if status in (401, 403):
-                hint = f"check {ctx.key_env}" if ctx.key_env else "this server needs an API key"
-                return AuthenticationError(
-                    f"{ctx.label} rejected the API key ({status}): key rejected, {hint}",
-                    spec=ctx.spec,
-                )
+                return AuthenticationError(_auth_message(ctx, status, where, detail), spec=ctx.spec)
             if status == 429:
                 return RateLimitError(
                     f"{ctx.label} is rate limiting (429) after {ctx.max_retries} retries: {detail}. "
@@ -122,7 +165,10 @@ def map_sdk_error(exc: BaseException, ctx: CallContext) -> ProviderError:
                     spec=ctx.spec,
                 )
             return BadResponseError(f"{ctx.label} at {where} answered {status}: {detail}", spec=ctx.spec)
+    # Anything else was raised while reading what the server sent (bad JSON in an
+    # SSE line, a stream the SDK could not decode): the server is the one to check.
     return BadResponseError(
-        f"unexpected failure talking to {ctx.label}: {scrub(f'{type(exc).__name__}: {exc}', ctx.secret)}",
+        f"{ctx.label} at {where} sent a reply that could not be read "
+        f"({scrub(f'{type(exc).__name__}: {exc}', ctx.secret)[:300]}); is the base URL right?",
         spec=ctx.spec,
     )

@@ -46,6 +46,16 @@ def _require_base_url(var: str, spec: str, what: str) -> str:
             f"no server address: set {var} to the base URL of {what} (e.g. http://127.0.0.1:8000/v1)",
             spec=spec,
         )
+    return _checked_url(url, var, spec)
+
+
+def _checked_url(url: str | None, source: str, spec: str) -> str | None:
+    """A base URL must name its scheme; said now, not as a connection error per encounter."""
+    if url is not None and not url.lower().startswith(("http://", "https://")):
+        raise MissingBaseUrlError(
+            f"{source}={url!r} is not a URL: it must start with http:// or https:// (e.g. http://{url})",
+            spec=spec,
+        )
     return url
 
 
@@ -78,7 +88,11 @@ def make_provider(
         from .anthropic_provider import AnthropicProvider
 
         key = getenv_key("ANTHROPIC_API_KEY", "Anthropic models", label)
-        base = config.provider.anthropic_base_url or _env("ANTHROPIC_BASE_URL")
+        base = _checked_url(
+            config.provider.anthropic_base_url or _env("ANTHROPIC_BASE_URL"),
+            "provider.anthropic_base_url" if config.provider.anthropic_base_url else "ANTHROPIC_BASE_URL",
+            label,
+        )
         ctx = CallContext(label, "Anthropic", "ANTHROPIC_API_KEY", base, timeout, retries, key)
         return AnthropicProvider(ms, api_key=key, base_url=base, config=config, ctx=ctx, http_client=http_client, limiter=limiter)
 
@@ -87,11 +101,15 @@ def make_provider(
     if ms.provider == "openai":
         key_env = "OPENAI_API_KEY"
         key = getenv_key(key_env, "OpenAI models", label)
-        base = config.provider.openai_base_url or _env("OPENAI_BASE_URL")
+        base = _checked_url(
+            config.provider.openai_base_url or _env("OPENAI_BASE_URL"),
+            "provider.openai_base_url" if config.provider.openai_base_url else "OPENAI_BASE_URL",
+            label,
+        )
         who = "OpenAI"
     elif ms.provider == "ollama":
         key_env, key = None, _NO_KEY
-        base = config.provider.ollama_base_url
+        base = _checked_url(config.provider.ollama_base_url, "provider.ollama_base_url", label)
         who = "Ollama"
     elif ms.provider == "vllm":
         key_env = "VLLM_API_KEY"

@@ -10,15 +10,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 from typing import Any, AsyncIterator, TypeVar
 
 from pydantic import BaseModel
 
 from ..config import Config
 from ..domain.session import GenerationSettings, Usage
-from .base import ChatMessage, ChatProvider, Done, ModelSpec, StreamEvent, StructuredOutputError, TextDelta
+from .base import BadResponseError, ChatMessage, ChatProvider, Done, ModelSpec, StreamEvent, StructuredOutputError, TextDelta
 from .errors import CallContext, map_sdk_error
-from .structured import InvalidReply, correction_message, json_schema_of, parse_reply, structured_via_text
+from .structured import InvalidReply, attempted_json, correction_message, json_schema_of, parse_reply, structured_via_text
 from .usage import priced
 
 T = TypeVar("T", bound=BaseModel)
@@ -52,6 +53,8 @@ class OpenAIProvider(ChatProvider):
             timeout=config.provider.timeout,
             http_client=http_client,
         )
+        if ctx.base_url is None:  # name the SDK's default endpoint in messages, not "the default"
+            self._ctx = dataclasses.replace(ctx, base_url=str(self._client.base_url).rstrip("/"))
         # OpenAI proper wants max_completion_tokens; compatible servers know max_tokens.
         self._max_tokens_field = "max_completion_tokens" if spec.provider == "openai" else "max_tokens"
         # None = not tried yet; False once a server showed it cannot do json_schema.
@@ -94,12 +97,14 @@ class OpenAIProvider(ChatProvider):
     async def stream_chat(self, messages: list[ChatMessage], settings: GenerationSettings) -> AsyncIterator[StreamEvent]:
         parts: list[str] = []
         raw_usage = None
+        chunks = 0
         async with self._slot():
             try:
                 stream = await self._client.chat.completions.create(
                     **self._params(messages, settings), stream=True, stream_options={"include_usage": True}
                 )
                 async for chunk in stream:
+                    chunks += 1
                     if chunk.usage is not None:
                         raw_usage = chunk.usage
                     for choice in chunk.choices or ():
@@ -109,7 +114,14 @@ class OpenAIProvider(ChatProvider):
                             yield TextDelta(text)
             except Exception as exc:  # noqa: BLE001 - every SDK failure becomes a typed error
                 raise map_sdk_error(exc, self._ctx) from exc
+        if chunks == 0:
+            # A 200 with no SSE events at all (an HTML page, a proxy's banner) is not an
+            # empty reply from the model: passing it on as "" would hide a wrong base URL.
+            raise BadResponseError(self._not_chat("the stream carried no chat completion chunks"), spec=str(self.spec))
         yield Done("".join(parts), self._usage(raw_usage))
+
+    def _not_chat(self, what: str) -> str:
+        return f"{self._ctx.label} at {self._ctx.base_url} answered 200 but {what}; is the base URL right (usually ending in /v1)?"
 
     async def _complete_once(
         self, messages: list[ChatMessage], settings: GenerationSettings, **extra: Any
@@ -119,8 +131,12 @@ class OpenAIProvider(ChatProvider):
                 resp = await self._client.chat.completions.create(**self._params(messages, settings), **extra)
             except Exception as exc:  # noqa: BLE001
                 raise map_sdk_error(exc, self._ctx) from exc
+        if not hasattr(resp, "choices"):
+            # The SDK hands back the raw body when it is not JSON (e.g. text/html).
+            snippet = " ".join(str(resp).split())[:120]
+            raise BadResponseError(self._not_chat(f"not with a chat completion: {snippet!r}"), spec=str(self.spec))
         text = resp.choices[0].message.content if resp.choices else None
-        return text or "", self._usage(resp.usage)
+        return text or "", self._usage(getattr(resp, "usage", None))
 
     # -- structured ----------------------------------------------------------
 
@@ -167,8 +183,10 @@ class OpenAIProvider(ChatProvider):
         try:
             result = parse_reply(text, schema)
         except InvalidReply as exc:
-            if exc.not_json:
+            if exc.not_json and not attempted_json(text):
                 # Prose instead of JSON: the server ignored response_format.
+                # (Broken JSON, e.g. cut off at max_tokens, is not that: the
+                # server did honour the format, so it gets the corrective turn.)
                 self.json_schema_supported = False
                 return None, usage
             convo = messages + [ChatMessage(role="assistant", content=text), correction_message(str(exc))]

@@ -23,6 +23,7 @@ T = TypeVar("T", bound=BaseModel)
 
 __all__ = [
     "InvalidReply",
+    "attempted_json",
     "correction_message",
     "extract_json",
     "json_schema_of",
@@ -53,14 +54,29 @@ def extract_json(text: str) -> object:
     start, end = text.find("{"), text.rfind("}")
     if 0 <= start < end:
         candidates.append(text[start : end + 1])
+    first_error: json.JSONDecodeError | None = None
     for candidate in candidates:
         if not candidate:
             continue
         try:
             return json.loads(candidate)
-        except json.JSONDecodeError:
-            continue
+        except json.JSONDecodeError as exc:
+            first_error = first_error or exc
+    if not text.strip():
+        raise InvalidReply("the reply was empty", not_json=True)
+    if attempted_json(text) and first_error is not None:
+        # Name the parse error: "cut off" vs "stray comma" tells the user what went wrong.
+        raise InvalidReply(
+            f"the reply was not valid JSON ({first_error.msg} char {first_error.pos} of {len(text.strip())})",
+            not_json=True,
+        )
     raise InvalidReply("the reply was not a JSON object", not_json=True)
+
+
+def attempted_json(text: str) -> bool:
+    """Whether a reply that failed to parse was still meant as JSON (starts like an object or fence)."""
+    head = text.lstrip()
+    return head.startswith(("{", "[", "```"))
 
 
 def _validation_summary(exc: ValidationError, limit: int = 8) -> str:
