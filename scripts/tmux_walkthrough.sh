@@ -78,6 +78,13 @@ type_line "Does the pain go anywhere else?"
 wait_for "t0007"
 capture history
 
+# A typo'd command is refused on the status line and stays in the input.
+type_line "/exma heart, lungs"
+wait_for "unknown command /exma"
+wait_for "/exma heart, lungs"
+capture typo
+tmux send-keys -t "$SESSION" C-u
+sleep 0.3
 type_line "/exam heart, lungs"
 wait_for "Exam finding"
 type_line "/order ECG"

@@ -10,7 +10,12 @@ from pathlib import Path
 
 from ..providers.base import SpecError, parse_spec
 from ..store import SessionFileError, load_session
+from ..tui.spec_check import provider_problem
 from .common import CliError, add_library_args, add_role_args, config_from_args, get_case, get_rubric, library_from_args
+
+# Seconds the TUI holds after each turn when two agents play: offline agents
+# finish a whole encounter in a second or two, too fast to read or to take over.
+WATCH_PACE = 0.8
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -39,10 +44,29 @@ def _check_specs(args: argparse.Namespace, config) -> dict[str, str]:
             raise CliError(f"--{role}: {exc}") from exc
         if role == "judge" and parsed.provider == "human":
             raise CliError("--judge: a human cannot be the judge; use offline or a model spec")
+        # A missing API key fails here, before the screen opens, not inside it.
+        problem = provider_problem(spec, config)
+        if problem:
+            raise CliError(f"--{role}: {problem}")
     return specs
 
 
+def _inherit_home_options(args: argparse.Namespace) -> None:
+    """Honour `osce-tui --sessions-dir D --cases-dir C run CASE` too.
+
+    The options before the command are parsed for the home screen; without
+    this, a user who put them there would find the encounter saved in the
+    default folder and missing from the home screen they then open.
+    """
+    if not getattr(args, "sessions_dir", None) and getattr(args, "home_sessions_dir", None):
+        args.sessions_dir = args.home_sessions_dir
+    home_cases = getattr(args, "home_cases_dir", None) or []
+    if home_cases:
+        args.cases_dir = [*home_cases, *(getattr(args, "cases_dir", None) or [])]
+
+
 def cmd_run(args: argparse.Namespace) -> int:
+    _inherit_home_options(args)
     config = config_from_args(args)
     library = library_from_args(args, config)
     case = get_case(library, args.case)
@@ -53,7 +77,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from ..tui.app import OsceApp, RunRequest
 
     start = RunRequest(case=case, rubric=rubric_id, timers=bool(args.timers or config.encounter.timers), **specs)
-    OsceApp(config, library, start=start).run()
+    OsceApp(config, library, start=start, watch_pace=WATCH_PACE).run()
     return 0
 
 
@@ -63,11 +87,12 @@ def cmd_home(args: argparse.Namespace) -> int:
 
     from ..tui.app import OsceApp
 
-    OsceApp(config, library).run()
+    OsceApp(config, library, watch_pace=WATCH_PACE).run()
     return 0
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
+    _inherit_home_options(args)
     path = Path(args.file)
     try:
         session = load_session(path)

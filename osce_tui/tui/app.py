@@ -66,8 +66,11 @@ class OsceApp(App):
         frozen: bool = False,
         encounter_factory: "EncounterFactory | None" = None,
         setup_overrides: dict | None = None,
+        watch_pace: float = 0.0,
     ) -> None:
         super().__init__()
+        # Seconds to hold after each turn when two agents play (0: full speed).
+        self.watch_pace = watch_pace
         self.config = config or Config()
         self.library = library or Library(user_case_dirs=self.config.cases_dirs, user_rubric_dirs=self.config.rubrics_dirs)
         self.start = start

@@ -27,8 +27,12 @@ class EngineBridge:
     encounter while a model reply was still streaming) instead of raising.
     """
 
-    def __init__(self, target: MessagePump) -> None:
+    def __init__(self, target: MessagePump, *, on_turn_finished=None) -> None:
         self.target = target
+        # Called on the engine's side as each turn ends, before the engine
+        # starts the next one: a pause requested here takes effect at once
+        # (a message would arrive only after fast agents ran on).
+        self.on_turn_finished = on_turn_finished
         self.closed = False
         self.posted = 0
         self.deltas = 0
@@ -46,6 +50,8 @@ class EngineBridge:
             self._attempt[event.turn_id] = self._attempt.get(event.turn_id, -1) + 1
         self.posted += 1
         self.target.post_message(to_message(event))
+        if self.on_turn_finished is not None and isinstance(event, ev.TurnFinished):
+            self.on_turn_finished(event)
 
     def _buffer(self, event: ev.TextDelta) -> None:
         self.deltas += 1

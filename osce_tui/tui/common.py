@@ -47,11 +47,13 @@ class SpecPrompt(ModalScreen[str | None]):
     """
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
-    def __init__(self, title: str, value: str = "", *, allow_human: bool = True) -> None:
+    def __init__(self, title: str, value: str = "", *, allow_human: bool = True, config=None) -> None:
         super().__init__()
         self.title_text = title
         self.value = value
         self.allow_human = allow_human
+        # With a config, a spec whose key is missing is refused here, where it can be retyped.
+        self.config = config
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -69,6 +71,13 @@ class SpecPrompt(ModalScreen[str | None]):
         except ValueError as exc:
             self.query_one("#spec-error", Static).update(str(exc))
             return
+        if self.config is not None:
+            from .spec_check import provider_problem
+
+            problem = provider_problem(spec, self.config)
+            if problem:
+                self.query_one("#spec-error", Static).update(problem)
+                return
         self.dismiss(spec)
 
     def action_cancel(self) -> None:

@@ -20,6 +20,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 
+from ...agents.commands import CommandError, parse_doctor_input
 from ...domain.session import PHASE_ORDER, PatientNote
 from ...engine import Encounter, EncounterSetup
 from ...engine.encounter import EncounterFailed
@@ -55,6 +56,19 @@ SCORE_REFRESH = 0.1
 JUMPABLE = ("history", "exam", "closure", "note")
 
 EncounterFactory = Callable[[EncounterSetup, EngineBridge], Encounter]
+COMMAND_NAMES = "/exam, /order, /phase, /note, /dx, /end"
+
+
+def command_problem(text: str) -> str | None:
+    """Why a doctor line would be rejected by the engine, in one short line; None if fine."""
+    try:
+        parse_doctor_input(text)
+    except CommandError as exc:
+        first = str(exc).split(". Commands:")[0]
+        if first.startswith("unknown command"):
+            return f"{first} — use {COMMAND_NAMES}"
+        return first
+    return None
 
 
 def default_factory(setup: EncounterSetup, bridge: EngineBridge) -> Encounter:
@@ -65,14 +79,17 @@ class EncounterScreen(Screen):
     """Runs one Encounter in an async worker and renders its events."""
 
     BINDINGS = [
+        # Short labels: all seven must fit the footer of an 80-column terminal
+        # (the palette, Ctrl+P, lists each with a longer description).
         Binding("f2", "toggle_pause", "Pause"),
-        Binding("f3", "toggle_role('doctor')", "Doctor⇄"),
-        Binding("f4", "toggle_role('patient')", "Patient⇄"),
-        Binding("f5", "next_phase", "Next phase"),
-        Binding("f6", "picker", "Exam/order"),
+        Binding("f3", "toggle_role('doctor')", "Dr⇄", tooltip="Take over the doctor / hand it back"),
+        Binding("f4", "toggle_role('patient')", "Pt⇄", tooltip="Take over the patient / hand it back"),
+        Binding("f5", "next_phase", "Phase→", tooltip="Go to the next phase"),
+        Binding("f6", "picker", "Exam", tooltip="Exam / order picker"),
         Binding("f7", "note", "Note"),
         Binding("f8", "end", "End"),
         Binding("f9", "toggle_reveal", "Checklist", show=False),
+        Binding("f1", "patient_script", "Script", show=False),
         Binding("escape", "leave", "Leave", show=False),
         Binding("ctrl+o", "toggle_doorway", "Doorway", show=False),
         Binding("ctrl+s", "focus_scores", "Scores", show=False),
@@ -85,7 +102,7 @@ class EncounterScreen(Screen):
         setup.on_error = "pause"
         self.setup = setup
         self.factory = factory
-        self.bridge = EngineBridge(self)
+        self.bridge = EngineBridge(self, on_turn_finished=self._pace_turn)
         self.enc: Encounter | None = None
         self.awaiting: EngineAwaitingHuman | None = None
         # What to hand a role back to after a human took it over.
@@ -100,6 +117,10 @@ class EncounterScreen(Screen):
         self._pending_scores = None
         self._score_timer = None
         self.batches = 0  # text batches rendered (benchmark, tests)
+        self._pace_timer = None  # set while a watch-mode breather holds the engine
+        self.user_paused = False
+        self.input_error: str | None = None  # last rejected line's problem, shown on the status line
+        self.failure: str | None = None  # why the encounter could not start or stopped
 
     # -- layout ----------------------------------------------------------------
 
@@ -136,6 +157,8 @@ class EncounterScreen(Screen):
             self.app.notify(f"Cannot start the encounter: {exc}", severity="error", timeout=10)
             self.ended = "failed"
             self._update_status()
+            # The toast fades; the reason stays in the dialogue until the user leaves.
+            self.call_after_refresh(self.show_failure, f"Cannot start the encounter: {exc}\n\nEsc goes back.")
             return
         self.phase_bar.enter_phase(self.enc.session.phase)
         self._update_status()
@@ -159,6 +182,50 @@ class EncounterScreen(Screen):
     def on_unmount(self) -> None:
         self.bridge.close()
 
+    # -- watch pacing ----------------------------------------------------------------
+
+    @property
+    def watch_pace(self) -> float:
+        return float(getattr(self.app, "watch_pace", 0.0) or 0.0)
+
+    def _pace_turn(self, event) -> None:
+        """Two agents run faster than anyone can read: hold a moment after each turn.
+
+        Only while nobody here is human (a human's own typing paces the
+        encounter) and the user has not paused; F2 during the hold pauses.
+        """
+        enc = self.enc
+        if self.watch_pace <= 0 or enc is None or self.ended or self.user_paused or enc.paused:
+            return
+        if getattr(event, "turn", None) is not None and event.turn.kind == "phase":
+            return
+        if any(enc.session.roles[r].spec == "human" for r in ("doctor", "patient")):
+            return
+        enc.pause()
+        self._pace_timer = self.set_timer(self.watch_pace, self._pace_release)
+
+    def _pace_release(self) -> None:
+        self._pace_timer = None
+        if self.enc is not None and not self.user_paused:
+            self.enc.resume_running()
+
+    def _stop_pacing(self) -> None:
+        if self._pace_timer is not None:
+            self._pace_timer.stop()
+            self._pace_timer = None
+
+    async def show_failure(self, message: str) -> None:
+        """Keep a failure's reason readable in the dialogue (toasts time out)."""
+        self.failure = message
+        self.query_one(DoorwayPanel).collapsed = True
+        await self.dialogue.add_note("failure", "system", message, kind="system")
+
+    @on(Input.Changed, "#say")
+    def _clear_input_error(self) -> None:
+        if self.input_error:
+            self.input_error = None
+            self._update_status()
+
     @work(exclusive=True, group="engine", exit_on_error=False)
     async def run_engine(self) -> None:
         assert self.enc is not None
@@ -172,6 +239,7 @@ class EncounterScreen(Screen):
             self.app.notify(f"Encounter stopped: {exc!r}. Saved at {self.enc.session_path}", severity="error", timeout=10)
             self.ended = "failed"
             self._update_status()
+            await self.show_failure(f"Encounter stopped: {exc!r}\n\nSaved at {self.enc.session_path}. Esc goes back.")
 
     # -- status line -----------------------------------------------------------
 
@@ -189,9 +257,17 @@ class EncounterScreen(Screen):
     def _update_status(self) -> None:
         # State first: on an 80-column terminal the roles may be cut off, never the prompt.
         text = Text(no_wrap=True, overflow="ellipsis")
+        if self.input_error and not self.ended:
+            # A rejected line: say why instead of the roles (which the user
+            # knows), wrapped so the list of commands is readable at 80 columns.
+            status = self.query_one("#enc-status", Static)
+            status.add_class("-error")
+            status.update(Text(f"✗ {self.input_error}", style="bold red"))
+            return
+        self.query_one("#enc-status", Static).remove_class("-error")
         if self.ended:
             text.append(f"■ encounter {self.ended}  ", style="bold")
-        elif self.enc is not None and self.enc.paused:
+        elif self.enc is not None and self.enc.paused and self._pace_timer is None:
             text.append("■ paused (F2 resumes)  ", style="bold yellow")
         elif self.awaiting is not None:
             who = self.awaiting.event.role
@@ -209,11 +285,13 @@ class EncounterScreen(Screen):
         inp = self.query_one("#say", Input)
         role = self.human_role()
         if self.ended:
-            inp.placeholder = "Encounter over"
+            inp.placeholder = "Encounter over — Esc goes back"
+        elif role == "doctor" and self.in_note_phase():
+            inp.placeholder = "Note phase: F7 opens the note editor · /end finishes"
         elif role == "doctor":
             inp.placeholder = "Ask the patient… or /exam, /order, /phase, /note, /dx, /end"
         elif role == "patient":
-            inp.placeholder = "Answer as the patient…"
+            inp.placeholder = "Answer as the patient… (F1 shows your script)"
         else:
             inp.placeholder = "Watching: F3 takes over the doctor, F4 the patient"
 
@@ -260,6 +338,7 @@ class EncounterScreen(Screen):
 
     def on_engine_phase_changed(self, message: EnginePhaseChanged) -> None:
         self.phase_bar.enter_phase(message.event.new)
+        self._update_status()  # the input's prompt depends on the phase
 
     def on_engine_scores_updated(self, message: EngineScoresUpdated) -> None:
         # Repaint the panels at most every SCORE_REFRESH seconds: a fast model
@@ -343,8 +422,29 @@ class EncounterScreen(Screen):
         if role == "patient" and text.startswith("/"):
             self.app.notify("Slash commands are for the doctor.", severity="warning")
             return
+        if role == "doctor" and self.in_note_phase() and not text.startswith("/"):
+            # Nobody is listening in the note phase: the line is kept and the
+            # editor (where it belongs) opens instead of the engine rejecting it.
+            self.show_input_error("Note phase: the note goes in the editor (F7); /end finishes")
+            self.open_note_editor()
+            return
+        if role == "doctor":
+            problem = command_problem(text)
+            if problem:
+                # Keep the line so a typo is one keystroke to fix, and say what
+                # went wrong where the user is looking (a toast would cover the input).
+                self.show_input_error(problem)
+                return
         event.input.value = ""
+        self.input_error = None
         self.enc.submit(role, text)
+
+    def in_note_phase(self) -> bool:
+        return self.enc is not None and self.enc.session.phase == "note"
+
+    def show_input_error(self, problem: str) -> None:
+        self.input_error = problem
+        self._update_status()
 
     def submit_command(self, command: str | None) -> None:
         if command and self.enc is not None:
@@ -358,10 +458,16 @@ class EncounterScreen(Screen):
     def action_toggle_pause(self) -> None:
         if self.enc is None or self.ended:
             return
-        if self.enc.paused:
+        if self._pace_timer is not None:  # held between turns: make the hold a real pause
+            self._stop_pacing()
+            self.user_paused = True
+            self.phase_bar.set_paused(True)
+        elif self.enc.paused:  # paused by the user or by a provider error: go on (retry)
+            self.user_paused = False
             self.enc.resume_running()
             self.phase_bar.set_paused(False)
         else:
+            self.user_paused = True
             self.enc.pause()
             self.phase_bar.set_paused(True)
         self._update_status()
@@ -381,7 +487,9 @@ class EncounterScreen(Screen):
         except Exception as exc:  # bad spec or missing key: nothing changed
             self.app.notify(f"Cannot hand the {role} to {spec}: {exc}", severity="error", timeout=8)
             return
-        if self.enc.paused:  # taking over after an error continues the encounter
+        self._stop_pacing()
+        if self.enc.paused:  # taking over after an error or a pause continues the encounter
+            self.user_paused = False
             self.enc.resume_running()
             self.phase_bar.set_paused(False)
         self._update_status()
@@ -391,7 +499,7 @@ class EncounterScreen(Screen):
             if spec:
                 self.hand_role(role, spec)
 
-        self.app.push_screen(SpecPrompt(f"Hand the {role} to (model spec):", self.agent_specs[role]), done)
+        self.app.push_screen(SpecPrompt(f"Hand the {role} to (model spec):", self.agent_specs[role], config=self.setup.config), done)
 
     def action_next_phase(self) -> None:
         if self.enc is None or self.ended:
@@ -458,6 +566,15 @@ class EncounterScreen(Screen):
         panel.set_reveal(not panel.reveal)
         self.app.notify("Showing the whole checklist" if panel.reveal else "Practice mode: unearned items hidden")
 
+    def action_patient_script(self) -> None:
+        """What a human standardized patient needs to answer; never for a human doctor."""
+        if self.enc is not None and self.enc.session.roles["doctor"].spec == "human":
+            self.app.notify("The patient's script is the answer key: it is shown only to whoever plays the patient.", severity="warning")
+            return
+        from ..widgets.patient_script import PatientScript
+
+        self.app.push_screen(PatientScript(self.setup.case))
+
     def action_toggle_doorway(self) -> None:
         self._doorway_auto = False
         panel = self.query_one(DoorwayPanel)
@@ -485,4 +602,5 @@ class EncounterScreen(Screen):
         yield ("End encounter and score", "Skip to scoring", self.action_end)
         yield ("Abandon encounter (no scoring)", "Stop now; the session is saved as aborted", self.abandon)
         yield ("Toggle doorway panel", "Show or hide the doorway details", self.action_toggle_doorway)
+        yield ("Patient script (F1)", "What to say when you play the patient", self.action_patient_script)
         yield ("Show / hide the whole checklist", "Practice mode hides unearned answer-key items (F9)", self.action_toggle_reveal)

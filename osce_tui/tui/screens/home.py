@@ -35,8 +35,10 @@ class HomeScreen(Screen):
     BINDINGS = [
         Binding("/", "focus_search", "Search"),
         Binding("ctrl+r", "refresh_sessions", "Refresh"),
-        Binding("p", "replay_session", "Replay session", show=False),
-        Binding("c", "continue_session", "Continue session", show=False),
+        # p/c act on the highlighted row of the sessions table from anywhere but
+        # a text field (which takes the letters), so they are never dead keys.
+        Binding("p", "replay_session", "Replay"),
+        Binding("c", "continue_session", "Continue"),
     ]
     DEFAULT_CSS = """
     HomeScreen #home-title { height: 1; background: $panel; padding: 0 1; text-style: bold; }
@@ -155,6 +157,7 @@ class HomeScreen(Screen):
     def _selected_session(self):
         table = self.query_one("#sessions", DataTable)
         if not self.summaries or table.cursor_row is None or table.cursor_row >= table.row_count:
+            self.app.notify("No saved session to open yet: finish or start an encounter first.", timeout=4)
             return None
         path = Path(table.coordinate_to_cell_key((table.cursor_row, 0)).row_key.value)
         try:
@@ -164,8 +167,6 @@ class HomeScreen(Screen):
             return None
 
     def action_continue_session(self) -> None:
-        if self.focused is not self.query_one("#sessions", DataTable):
-            return
         picked = self._selected_session()
         if not picked:
             return
@@ -182,8 +183,6 @@ class HomeScreen(Screen):
             self.app.open_results(*picked)
 
     def action_replay_session(self) -> None:
-        if self.focused is not self.query_one("#sessions", DataTable):
-            return
         picked = self._selected_session()
         if picked:
             self.app.open_replay(picked[1])

@@ -83,6 +83,24 @@ def build_note(fields: NoteFields) -> PatientNote:
         raise NoteInvalid([f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors(include_url=False)]) from exc
 
 
+def first_problem_field(problems: list[str]) -> str | None:
+    """The id of the field the first problem is about, to put the cursor there."""
+    for problem in problems:
+        if problem.startswith("HPI"):
+            return "hpi"
+        if problem.startswith("Physical exam"):
+            return "pe"
+        if problem.startswith("Give at least one diagnosis"):
+            return "dx1-name"
+        if problem.startswith("Diagnosis "):
+            n = problem.split()[1].rstrip(":")
+            if n.isdigit():
+                return f"dx{n}-name" if "no name" in problem else f"dx{n}-hx" if "history" in problem else f"dx{n}-pe"
+        if "workup" in problem:
+            return "workup"
+    return None
+
+
 class NoteEditor(Screen[PatientNote | None]):
     """Returns the validated note, or None if the user backs out."""
 
@@ -96,7 +114,8 @@ class NoteEditor(Screen[PatientNote | None]):
     NoteEditor Label.sub { margin-top: 0; text-style: none; color: $text-muted; }
     NoteEditor TextArea { height: 4; }
     NoteEditor TextArea.short { height: 3; }
-    NoteEditor #note-errors { color: $error; height: auto; }
+    NoteEditor #note-errors { color: $error; height: auto; max-height: 6; padding: 0 1; display: none; }
+    NoteEditor #note-errors.-shown { display: block; border-top: hkey $error; }
     NoteEditor #note-buttons { height: 3; margin-top: 1; }
     NoteEditor #note-title { background: $panel; padding: 0 1; height: 1; text-style: bold; }
     """
@@ -126,10 +145,12 @@ class NoteEditor(Screen[PatientNote | None]):
                 yield TextArea(pe, id=f"dx{i}-pe", classes="short")
             yield Label("Diagnostic workup, one per line (≤8)")
             yield TextArea(n.workup, id="workup", soft_wrap=True)
-            yield Static("", id="note-errors")
             with Horizontal(id="note-buttons"):
                 yield Button("Submit note", variant="primary", id="note-submit")
                 yield Button("Back", id="note-cancel")
+        # Outside the scrolling form, above the footer: the problems stay in
+        # view whichever field the user scrolls to while fixing them.
+        yield Static("", id="note-errors")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -154,9 +175,14 @@ class NoteEditor(Screen[PatientNote | None]):
         try:
             note = build_note(self.fields())
         except NoteInvalid as exc:
-            self.query_one("#note-errors", Static).update("Cannot submit yet:\n• " + "\n• ".join(exc.problems))
-            self.query_one("#note-errors").scroll_visible()
+            errors = self.query_one("#note-errors", Static)
+            errors.update("Cannot submit yet: " + " · ".join(exc.problems))
+            errors.add_class("-shown")
+            first = first_problem_field(exc.problems)
+            if first:
+                self.query_one(f"#{first}").focus()
             return
+        self.query_one("#note-errors", Static).remove_class("-shown")
         self.dismiss(note)
 
     def action_cancel(self) -> None:

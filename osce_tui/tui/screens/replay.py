@@ -47,7 +47,7 @@ class ReplayScreen(Screen):
     BINDINGS = [
         # priority: the transcript would otherwise take these keys for scrolling.
         Binding("right,l", "step(1)", "Next turn", priority=True),
-        Binding("left,h", "step(-1)", "Back", priority=True),
+        Binding("left,h", "step(-1)", "Prev turn", priority=True),
         Binding("end", "jump('end')", "End", priority=True),
         Binding("home", "jump('start')", "Start", priority=True),
         Binding("space", "toggle_play", "Play/pause"),

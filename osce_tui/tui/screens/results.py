@@ -51,10 +51,11 @@ def score_sets(session: Session) -> list[ScoreSet]:
 
 class ResultsScreen(Screen):
     BINDINGS = [
+        # Short labels so Esc (Back) still fits an 80-column footer.
         Binding("r", "rescore", "Re-score"),
-        Binding("s", "next_set", "Other judge"),
-        Binding("j", "export('json')", "Export JSON"),
-        Binding("m", "export('md')", "Export MD"),
+        Binding("s", "next_set", "Judge⇄", tooltip="Show another judge's score set"),
+        Binding("j", "export('json')", "JSON", tooltip="Export the scores as JSON"),
+        Binding("m", "export('md')", "MD", tooltip="Export a Markdown report"),
         Binding("p", "replay", "Replay"),
         Binding("escape", "back", "Back"),
     ]
@@ -173,7 +174,7 @@ class ResultsScreen(Screen):
             if spec:
                 self.rescore(spec)
 
-        self.app.push_screen(SpecPrompt("Re-score with judge (model spec):", current, allow_human=False), done)
+        self.app.push_screen(SpecPrompt("Re-score with judge (model spec):", current, allow_human=False, config=self.config), done)
 
     @work(exclusive=True, group="rescore", exit_on_error=False)
     async def rescore(self, judge: str) -> None:

@@ -11,6 +11,7 @@ from textual.widgets import Button, Footer, Input, Label, Select, Static, Switch
 
 from ...domain.case import Case
 from ..common import SPEC_HINT, check_spec, freeze_cursors
+from ..spec_check import provider_problem
 from ..widgets.doorway import DoorwayPanel
 
 
@@ -25,7 +26,10 @@ class SetupScreen(Screen):
     SetupScreen .row > Label { width: 12; padding: 1 1 0 0; text-style: bold; }
     SetupScreen .row > Input { width: 1fr; }
     SetupScreen .row > Select { width: 1fr; }
+    /* A long rubric title must not wrap out of its 3-row field over the next row. */
+    SetupScreen .row > Select SelectCurrent Static#label { text-wrap: nowrap; text-overflow: ellipsis; }
     SetupScreen .row > Switch { width: auto; }
+    SetupScreen .row > .hint { width: 1fr; padding-left: 1; padding-top: 1; }
     SetupScreen .hint { color: $text-muted; padding-left: 12; }
     SetupScreen #setup-error { color: $error; height: auto; }
     SetupScreen #setup-buttons { height: 3; }
@@ -38,7 +42,8 @@ class SetupScreen(Screen):
     def compose(self) -> ComposeResult:
         config = self.app.config
         rubrics = self.app.library.rubrics()
-        options = [(f"{r.title} ({rid})", rid) for rid, r in sorted(rubrics.items())]
+        # Id first: on a narrow field the title is what gets cut, not the id.
+        options = [(f"{rid} — {r.title}", rid) for rid, r in sorted(rubrics.items())]
         default_rubric = config.rubric if config.rubric in rubrics else (options[0][1] if options else Select.NULL)
         with VerticalScroll():
             yield DoorwayPanel(self.case.doorway, collapsed=False, id="setup-doorway")
@@ -80,6 +85,9 @@ class SetupScreen(Screen):
                 out[role] = check_spec(raw, allow_human=role != "judge")
             except ValueError as exc:
                 raise ValueError(f"{role}: {exc}") from None
+            problem = provider_problem(out[role], self.app.config)
+            if problem:  # e.g. no API key: say so here, where the spec can be changed
+                raise ValueError(f"{role}: {problem}")
         selects = self.query("#rubric").results(Select)
         select = next(iter(selects), None)
         if select is None or select.value is Select.NULL:
@@ -92,7 +100,10 @@ class SetupScreen(Screen):
         try:
             values = self.values()
         except ValueError as exc:
-            self.query_one("#setup-error", Static).update(str(exc))
+            error = self.query_one("#setup-error", Static)
+            error.update(str(exc))
+            # The message sits below the fields; on a short terminal bring it into view.
+            self.call_after_refresh(error.scroll_visible, animate=False)
             return
         self.app.start_encounter(self.case, **values, replace=True)
 

@@ -61,13 +61,13 @@ class ExamPicker(ModalScreen[str | None]):
     ExamPicker > Vertical { width: 64; max-width: 100%; height: auto; max-height: 90%;
         border: round $accent; background: $surface; padding: 0 1; }
     ExamPicker OptionList { height: auto; max-height: 16; }
-    ExamPicker Label { color: $text-muted; }
+    ExamPicker Label { color: $text-muted; width: 100%; }
     """
     BINDINGS = [Binding("escape", "dismiss_picker", "Close")]
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label("Examine or order (type to filter, Enter picks, or type your own)")
+            yield Label("Examine or order: type to filter, ↑↓ Enter picks, or type your own")
             yield Input(placeholder="e.g. heart, or /order D-dimer", id="picker-filter")
             yield OptionList(*picker_options(), id="picker-list")
 

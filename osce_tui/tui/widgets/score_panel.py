@@ -30,7 +30,9 @@ _TURN_ID = re.compile(r"^t\d+$")
 def reveals_key(item: ItemScore) -> bool:
     """True for an unearned item whose label comes from the case's answer key."""
     from_case = item.item_id is not None and not _TURN_ID.match(item.item_id)
-    return from_case and item.status == "scored" and item.points <= 0
+    # "excluded" counts too: a closure item waiting for the patient's
+    # challenging question is labelled with that question, a spoiler.
+    return from_case and item.status in ("scored", "excluded") and item.points <= 0
 
 
 def hidden_label(count: int) -> Text:
@@ -158,7 +160,7 @@ class ScorePanel(Vertical):
     DEFAULT_CSS = """
     ScorePanel { width: 34; height: 1fr; border-left: vkey $primary 50%; padding: 0 0 0 1; }
     ScorePanel > #score-total { height: 1; }
-    ScorePanel > #score-reason { height: 2; color: $text-muted; }
+    ScorePanel > #score-reason { height: auto; max-height: 4; color: $text-muted; }
     """
 
     def __init__(self, *, id: str | None = None, reveal: bool = True) -> None:
@@ -202,7 +204,13 @@ class ScorePanel(Vertical):
         data = node.data if node is not None else None
         item = data if isinstance(data, ItemScore) else None
         section = data if isinstance(data, SectionScore) else None
-        self.query_one("#score-reason", Static).update(explanation_line(item, section))
+        reason = Text()
+        if item is not None:
+            # The tree cuts long labels on a narrow panel: the full one is read here.
+            reason.append(item.label, style="bold")
+            reason.append(" — ")
+        reason.append(explanation_line(item, section))
+        self.query_one("#score-reason", Static).update(reason)
 
     def on_tree_node_highlighted(self, event: Tree.NodeHighlighted) -> None:
         self._show_reason(event.node)
