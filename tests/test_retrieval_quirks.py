@@ -282,3 +282,36 @@ def test_suicide_risk_questions_reach_the_right_fact(question, fact_id):
     case = Library().case("low-mood-29f")
     matches = index_for(case).retrieve(question)
     assert matches and matches[0].fact_id == fact_id
+
+
+# -- identity, age and permission (conversation, not the question bank) ------------
+
+@pytest.mark.parametrize(
+    "case_id,question,intent,expected",
+    [
+        ("chest-pain-46m", "Are you Daniel Ortiz?", "identity", "Daniel Ortiz"),
+        ("chest-pain-46m", "Can you confirm your name and date of birth?", "identity", "I'm 46"),
+        ("chest-pain-46m", "How old are you?", "age", "46"),
+        ("chest-pain-46m", "Are you okay to talk?", "consent", "fine"),
+        ("fever-cough-3y", "Are you Leo's mum?", "identity", "Leo's mum"),
+        ("fever-cough-3y", "How old is he?", "age", "3 years"),
+    ],
+)
+def test_identity_age_and_permission_are_answered_in_character(case_id, question, intent, expected):
+    from osce_tui.domain.session import Session
+    from osce_tui.library import Library
+
+    case = Library().case(case_id)
+    reply = OfflinePatient().answer(case, Session(case_id=case_id, phase="history"), question)
+    assert reply.meta["intent"].startswith(intent) or intent in reply.meta["intent"]
+    assert expected in reply.text
+    assert case.persona.default_answer not in reply.text
+
+
+def test_addressing_the_patient_by_name_is_not_an_identity_check():
+    from osce_tui.domain.session import Session
+    from osce_tui.library import Library
+
+    case = Library().case("changing-mole-61m")
+    reply = OfflinePatient().answer(case, Session(case_id=case.id, phase="history"), "Graham, whereabouts is it?")
+    assert reply.meta["fact_ids"], reply.text

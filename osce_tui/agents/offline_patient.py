@@ -85,6 +85,11 @@ class OfflinePatient(PatientAgent):
             draft.say(_greeting(case, text, history.greeted and not U.is_open_question(text)), "greeting")
         elif U.asks_how_are_you(text) and not U.is_open_question(text):
             draft.say(_how_are_you(case), "small_talk")
+        names = _people(case)
+        if U.asks_identity(text, names):
+            draft.say(_identity(case, text), "identity")
+        if U.asks_age(text):
+            draft.say(_age(case), "age")
         if U.is_empathy(text):
             draft.say(_empathy(case), "empathy")
         if U.is_open_question(text):
@@ -99,7 +104,7 @@ class OfflinePatient(PatientAgent):
         index = index_for(case)
         per_clause: list[list] = []
         for clause in U.clauses(text):
-            if _conversational(clause):
+            if _conversational(clause) or U.asks_identity(clause, names) or U.asks_age(clause):
                 continue
             question = U.is_question(clause)
             matches = index.retrieve(clause)
@@ -261,6 +266,34 @@ def _greeting(case: Case, doctor_text: str, again: bool) -> str:
     name = (case.persona.speaker_name or "").split("(")[0].strip()
     who = f"I'm {name}, {first}'s {_relation(case)}." if name else f"I'm {first}'s {_relation(case)}."
     return f"{hello} {who}"
+
+
+def _people(case: Case) -> list[str]:
+    """Name parts of the patient and the proxy speaker (for identity checks)."""
+    speaker = (case.persona.speaker_name or "").split("(")[0]
+    return [*case.doorway.patient_name.split(), *speaker.split()]
+
+
+def _identity(case: Case, doctor_text: str) -> str:
+    """Confirm who is in the room; the doorway is the only source (no invented date of birth)."""
+    patient = case.doorway.patient_name
+    if case.persona.speaker == "patient":
+        if not U.requests_name(doctor_text):
+            return f"Yes, that's me, {patient}."
+        wants_age = re.search(r"\b(birth|dob|age)\b", doctor_text, re.IGNORECASE)
+        return f"It's {patient}." + (f" I'm {case.doorway.age}." if wants_age and case.doorway.age_unit == "years" else "")
+    name = (case.persona.speaker_name or "").split("(")[0].strip()
+    me = f"I'm {name}, {patient.split()[0]}'s {_relation(case)}" if name else f"I'm {patient.split()[0]}'s {_relation(case)}"
+    return f"This is {patient}. {me}."
+
+
+def _age(case: Case) -> str:
+    d = case.doorway
+    unit = d.age_unit if d.age != 1 else d.age_unit.rstrip("s")
+    if case.persona.speaker == "patient":
+        return f"I'm {d.age}." if d.age_unit == "years" else f"I'm {d.age} {unit} old."
+    pronoun = {"female": "She's", "male": "He's"}.get(d.sex, "They're")
+    return f"{pronoun} {d.age} {unit} old."
 
 
 def _how_are_you(case: Case) -> str:

@@ -8,6 +8,7 @@ closing, not medical content, so a short list covers them.
 from __future__ import annotations
 
 import re
+from typing import Iterable
 
 _SENTENCE_SPLIT = re.compile(r"(?<=[?!.;])\s+|\n+")
 # "..., and do you ...", "... and are you ...", "... also, have you ..."
@@ -113,14 +114,53 @@ def is_empathy(text: str) -> bool:
     return bool(_EMPATHY.search(text))
 
 
+_NAME_REQUEST = re.compile(
+    r"\b(what(?:'s| is) your (?:full )?name|(?:confirm|tell me|give me|spell) your (?:full )?name|"
+    r"your (?:full )?name and (?:your )?(?:date of birth|dob|age)|(?:confirm|tell me|give me) your (?:date of birth|dob))\b",
+    re.IGNORECASE,
+)
+_IDENTITY_FRAME = re.compile(r"\b(are you|is (?:this|it|that)|is your name|am i (?:speaking|talking) (?:to|with)|you must be)\b", re.IGNORECASE)
+_AGE = re.compile(r"\b(how old are you|how old is (?:he|she|they|your \w+)|what(?:'s| is) (?:your|his|her) age)\b", re.IGNORECASE)
+
+
+def asks_identity(text: str, names: Iterable[str] = ()) -> bool:
+    """The doctor checks who they are talking to ("Are you Daniel Ortiz?", "What's your name?")."""
+    if _NAME_REQUEST.search(text):
+        return True
+    wanted = [re.escape(n.lower()) for n in names if len(n) > 1]
+    if not wanted:
+        return False
+    # The name must follow the frame ("are you Daniel"), so that a name used to
+    # address the patient ("Graham, whereabouts is it?") is not an identity check.
+    pattern = rf"{_IDENTITY_FRAME.pattern}\s+(?:(?:mr|mrs|ms|miss|dr)\.?\s+)?(?:{'|'.join(wanted)})\b"
+    return bool(re.search(pattern, text.lower()))
+
+
+def asks_age(text: str) -> bool:
+    return bool(_AGE.search(text))
+
+
 def asks_for_questions(text: str) -> bool:
     """The doctor invites the patient's questions (closure)."""
     return bool(_QUESTIONS_FOR_ME.search(text))
 
 
+_PERMISSION_TO_TALK = re.compile(
+    r"\b(are you (?:ok|okay|alright|all right|happy|comfortable) to (?:talk|chat|answer|go on|continue|carry on|start)|"
+    r"(?:is it|would it be) (?:ok|okay|alright|all right) if i (?:ask|take|go)|"
+    r"(?:may|can|could) i ask you (?:a few|some|a couple of)(?: more)? questions)\b",
+    re.IGNORECASE,
+)
+
+
 def asks_consent(text: str) -> bool:
-    """The doctor asks permission to examine."""
-    return bool(_CONSENT.search(text))
+    """The doctor asks permission to examine, or to ask questions."""
+    return bool(_CONSENT.search(text) or _PERMISSION_TO_TALK.search(text))
+
+
+def requests_name(text: str) -> bool:
+    """An open request for the name (not a yes/no check)."""
+    return bool(_NAME_REQUEST.search(text))
 
 
 def is_check_in(text: str) -> bool:
