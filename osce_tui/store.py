@@ -106,7 +106,7 @@ def list_sessions(folder: Path, *, recursive: bool = True) -> tuple[list[Session
         return summaries, errors
     pattern = "**/*.json" if recursive else "*.json"
     for path in folder.glob(pattern):
-        if path.name.startswith(".") or path.name in {"summary.json"}:
+        if path.name.startswith(".") or path.name in {"summary.json", "run.json"}:  # batch run files
             continue
         try:
             s = load_session(path)

@@ -11,6 +11,7 @@ never overwritten, so a session can carry one set per judge and rubric.
 from __future__ import annotations
 
 import asyncio
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,8 @@ from ..library import FileLoadError, Library, NotFoundError
 from ..providers.base import ProviderError
 from ..store import SessionFileError, load_session, save_session
 from .results import RESULTS_NAME, RUN_NAME, SUMMARY_NAME
+
+log = logging.getLogger(__name__)
 
 _NOT_SESSIONS = {RUN_NAME, SUMMARY_NAME, RESULTS_NAME}
 
@@ -98,6 +101,9 @@ async def rescore(
                 scores = await score_session(case, session, use_rubric, judge, config=config, provider=provider)
             except ProviderError as exc:
                 return RescoreResult(path, None, "failed", case.id, error=str(exc), warning=warning)
+            except Exception as exc:  # a judge bug on one session must not stop (or hide) the others
+                log.exception("scoring %s crashed", path)
+                return RescoreResult(path, None, "failed", case.id, error=f"{type(exc).__name__}: {exc}", warning=warning)
             session.put_scores(scores)
             target = path if out_dir is None else Path(out_dir) / path.resolve().relative_to(base.resolve())
             try:

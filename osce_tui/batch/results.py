@@ -255,7 +255,8 @@ def read_results(path_or_dir: Path) -> ResultsRead:
         raise ResultsFileError(f"{path}: no results file (run `osce-tui batch run --out DIR` first)")
     records: list[ResultRecord] = []
     skipped: list[str] = []
-    with open(path, encoding="utf-8") as fh:
+    # errors="replace": a line torn inside a multi-byte character fails validation and is skipped.
+    with open(path, encoding="utf-8", errors="replace") as fh:
         for lineno, line in enumerate(fh, 1):
             if not line.strip():
                 continue

@@ -254,6 +254,14 @@ async def run_batch(
         for t in tasks:
             t.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+    except BaseException:
+        # A worker died outside an encounter (disk full writing results.jsonl,
+        # a reporter bug): stop the others, so their sessions are saved as
+        # aborted, before the shared client and the results file close under them.
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
     finally:
         writer.close()
         reporter.stop()
@@ -339,6 +347,13 @@ async def run_job(job: Job, ctx: RunContext, conversation: Session | None = None
         rec = failed_record(job.key, message, session=session, session_path=path if path.exists() else None,
                             out_dir=ctx.out_dir, seed=job.seed, duration_s=time.monotonic() - started)
         return rec, session
+    if session.latest_scores(job.key.rubric) is None:
+        # Judging failed: the conversation is kept, but an unscored encounter is
+        # not done; a rerun continues the session and only scores it.
+        rec = failed_record(job.key, session.error or "the encounter was not scored", session=session,
+                            session_path=path if path.exists() else None, out_dir=ctx.out_dir, seed=job.seed,
+                            duration_s=time.monotonic() - started)
+        return rec, session
     rec = record_from_session(job.key, session, session_path=path, out_dir=ctx.out_dir, seed=job.seed,
                               duration_s=time.monotonic() - started)
     return rec, session
@@ -375,6 +390,11 @@ async def _run_encounter(job: Job, ctx: RunContext, path: Path, holder: dict[str
         answer_format=key.answer_format,
         run_extra=run_extra,
     )
+    done = _finished_session(path, setup.case, key.rubric)
+    if done is not None:
+        # Saved finished and scored, but killed before its results line was written.
+        holder["session"] = done
+        return done
     enc = _resume_or_new(path, setup)
     holder["session"] = enc.session
     if run_extra.get("choices") and not enc.session.turns:
@@ -382,11 +402,33 @@ async def _run_encounter(job: Job, ctx: RunContext, path: Path, holder: dict[str
 
         # CRAFT-MD multiple choice: the doctor has the options from the start.
         enc.session.add_turn("system", options_text(run_extra["choices"]), kind="system", phase="history", spec="batch")
-    return await enc.run()
+    session = await enc.run()
+    if enc.unsaved:
+        # Scored in memory only: the file on disk is stale, so this is not done.
+        raise OSError(enc.unsaved)
+    return session
+
+
+def _finished_session(path: Path, case, rubric_id: str) -> Session | None:
+    """The session at ``path`` when it is finished and has final scores for ``rubric_id``."""
+    if not path.is_file():
+        return None
+    try:
+        old = load_session(path)
+    except SessionFileError:
+        return None
+    if old.status == "finished" and old.case_hash == case.content_hash() and old.latest_scores(rubric_id) is not None:
+        return old
+    return None
 
 
 def _resume_or_new(path: Path, setup):
-    """Continue a session this folder left unfinished (Ctrl-C, kill); otherwise start afresh."""
+    """Continue a session this folder left unfinished; otherwise start afresh.
+
+    Unfinished means cut off (Ctrl-C, kill: in_progress/aborted), stopped by a
+    provider failure (failed) or finished without scores (judging failed):
+    a rerun continues the conversation instead of overwriting it.
+    """
     from ..engine import Encounter
 
     if path.is_file():
@@ -394,7 +436,8 @@ def _resume_or_new(path: Path, setup):
             old = load_session(path)
         except SessionFileError:
             old = None
-        if old is not None and old.status in ("in_progress", "aborted") and old.case_hash == setup.case.content_hash():
+        resumable = ("in_progress", "aborted", "failed", "finished")
+        if old is not None and old.status in resumable and old.case_hash == setup.case.content_hash():
             try:
                 return Encounter.resume(path, setup)
             except (ValueError, SessionFileError):

@@ -129,6 +129,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise CliError("--arms and --answer-format only apply to --mode craftmd")
     if args.mode != "epag" and args.epag_turns is not None:
         raise CliError("--epag-turns only applies to --mode epag")
+    if args.out.exists() and not args.out.is_dir():
+        raise CliError(f"--out {args.out} is not a folder")
     config = _config(args)
     try:
         if args.mode == "epag":
@@ -163,17 +165,26 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise CliError(str(exc)) from exc
     _preflight(plan.model_specs(), config)
     reporter = NullReporter() if args.quiet else RichProgress(console_err)
-    outcome = asyncio.run(
-        run_batch(
-            plan,
-            args.out,
-            config,
-            max_connections=args.max_connections,
-            reporter=reporter,
-            argv=["osce-tui", *sys.argv[1:]],
-            limit=args.limit,
+    try:
+        outcome = asyncio.run(
+            run_batch(
+                plan,
+                args.out,
+                config,
+                max_connections=args.max_connections,
+                reporter=reporter,
+                argv=["osce-tui", *sys.argv[1:]],
+                limit=args.limit,
+            )
         )
-    )
+    except OSError as exc:
+        # Disk full, folder not writable ...: the run stopped; what finished is kept.
+        console_err.print(
+            f"[red]error:[/] {exc}\nThe run stopped; finished encounters are kept in {args.out}. "
+            "Fix the problem and run the same command again to continue.",
+            highlight=False,
+        )
+        return EXIT_FAILED
     line = (
         f"{outcome.finished} finished, {outcome.failed} failed, {outcome.skipped} already done "
         f"of {outcome.total} encounters in {outcome.elapsed_s:.1f}s → {args.out}"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+import threading
 from pathlib import Path
 from typing import TextIO
 
@@ -76,7 +77,9 @@ def cmd_chat(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print(f"\nInterrupted. Session kept: {printer.session_path}", file=sys.stderr)
         return 130
-    return EXIT_OK if session.status == "finished" else EXIT_FAILED
+    # An encounter whose judging failed is kept, but a script must not read it as a success.
+    ok = session.status == "finished" and session.latest_scores() is not None
+    return EXIT_OK if ok and not printer.unsaved else EXIT_FAILED
 
 
 class LinePrinter:
@@ -89,6 +92,7 @@ class LinePrinter:
         self.interactive = inp.isatty()
         self.encounter: Encounter | None = None
         self.session_path: Path | None = None
+        self.unsaved: str | None = None  # why the final save failed, if it did
         self._streaming: str | None = None  # turn id being streamed
         self._eof = False
         self._reader: asyncio.Task | None = None
@@ -97,10 +101,14 @@ class LinePrinter:
         enc = Encounter.resume(resume, setup, self.on_event) if resume else Encounter(setup, self.on_event)
         self.encounter = enc
         self.session_path = enc.session_path
-        self._print_doorway(setup)
+        self._print_doorway(setup, enc.session)
         session = await enc.run()
         self._print_scores(session)
-        self._say(f"\nSession saved: {enc.session_path}")
+        self.unsaved = enc.unsaved
+        if enc.unsaved:
+            self._say(f"\nSession NOT saved: {enc.unsaved}")
+        else:
+            self._say(f"\nSession saved: {enc.session_path}")
         return session
 
     # -- output ----------------------------------------------------------------
@@ -109,14 +117,15 @@ class LinePrinter:
         self.out.write(text + end)
         self.out.flush()
 
-    def _print_doorway(self, setup: EncounterSetup) -> None:
+    def _print_doorway(self, setup: EncounterSetup, session: Session) -> None:
         d = setup.case.doorway
         self._say(f"== {setup.case.title} ==")
         self._say(f"{d.patient_name}, {d.age} {d.age_unit}, {d.sex}. {d.setting}.")
         self._say(f"Chief complaint: {d.chief_complaint}")
         self._say("Vitals: " + ", ".join(d.vitals.parts()))
         self._say("Tasks:\n" + "\n".join(f"  - {t}" for t in d.tasks))
-        roles = setup.doctor, setup.patient, setup.judge
+        # The session's own roles: a resumed session keeps the players it was started with.
+        roles = (session.roles[r].spec for r in ("doctor", "patient", "judge"))
         self._say("Doctor: {}, patient: {}, judge: {}. Type /help for commands.\n".format(*roles))
 
     def on_event(self, event: ev.EngineEvent) -> None:
@@ -184,17 +193,23 @@ class LinePrinter:
         """One line from stdin (None at EOF); prompts only on a terminal."""
         if self._eof:
             return None
-        if self.interactive:
-            try:
-                return await asyncio.to_thread(input, prompt)
-            except EOFError:
-                self._eof = True
-                return None
-        line = await asyncio.to_thread(self.inp.readline)
-        if line == "":
+        try:
+            if self.interactive:
+                line = await _in_daemon_thread(input, prompt)
+            else:
+                line = await _in_daemon_thread(self.inp.readline)
+                if line == "":
+                    raise EOFError
+        except EOFError:
             self._eof = True
             return None
-        return line.rstrip("\n")
+        except (OSError, ValueError) as exc:
+            # The terminal went away (EIO) or stdin was closed: nothing more will
+            # come, so end like EOF rather than leave the encounter waiting forever.
+            print(f"! cannot read input: {exc}", file=sys.stderr, flush=True)
+            self._eof = True
+            return None
+        return _valid_text(line.rstrip("\n"))
 
     async def _read_for(self, event: ev.AwaitingHuman) -> None:
         enc = self.encounter
@@ -235,6 +250,40 @@ class LinePrinter:
             diagnoses.append(NoteDiagnosis(name=name.strip(), history_findings=_split(hx)[:3], exam_findings=_split(ex)[:3]))
         workup = await self._readline("Workup: ") or ""
         return PatientNote(hpi=hpi, pe=pe, diagnoses=diagnoses, workup=_split(workup)[:8])
+
+
+async def _in_daemon_thread(fn, *args):
+    """Run a blocking stdin read in a daemon thread and await its result.
+
+    Not ``asyncio.to_thread``: executor threads are joined when the loop and
+    the interpreter shut down, so a read blocked on a terminal or an open pipe
+    would keep Ctrl-C (or the end of the encounter) waiting for one more line.
+    A daemon thread is simply abandoned at exit.
+    """
+    loop = asyncio.get_running_loop()
+    fut = loop.create_future()
+
+    def deliver(ok: bool, value) -> None:
+        if not fut.done():
+            fut.set_result(value) if ok else fut.set_exception(value)
+
+    def work() -> None:
+        try:
+            value, ok = fn(*args), True
+        except BaseException as exc:  # EOFError from input(), OSError from a closed stream ...
+            value, ok = exc, False
+        try:
+            loop.call_soon_threadsafe(deliver, ok, value)
+        except RuntimeError:
+            pass  # the loop is gone: nobody is waiting for this line any more
+
+    threading.Thread(target=work, name="osce-chat-stdin", daemon=True).start()
+    return await fut
+
+
+def _valid_text(text: str) -> str:
+    """Replace undecodable input (lone surrogates under a C/POSIX locale): JSON cannot save them."""
+    return text.encode("utf-8", "replace").decode("utf-8")
 
 
 def _split(text: str) -> list[str]:

@@ -51,7 +51,7 @@ from ..domain.session import (
     Turn,
     utcnow,
 )
-from ..providers.base import ProviderError
+from ..providers.base import ProviderError, StructuredOutputError
 from ..store import load_session, save_session, session_filename
 from . import events as ev
 
@@ -117,6 +117,10 @@ class Encounter:
         # Roles whose human player is being waited on right now; only those get
         # woken by an Interrupt, so no stale wake-up lingers in a queue.
         self._waiting: set[str] = set()
+        # Agents replaced by a takeover: their providers are closed when the run ends.
+        self._retired: list[Any] = []
+        # Why the last save failed (disk full, folder gone); None once a save succeeds.
+        self.unsaved: str | None = None
 
     # -- construction --------------------------------------------------------
 
@@ -180,8 +184,10 @@ class Encounter:
             return
         agent = self._make(role, spec)  # raises SpecError/MissingKeyError before anything changes
         if role == "doctor":
+            self._retired.append(self.doctor)
             self.doctor = agent
         else:
+            self._retired.append(self.patient)
             self.patient = agent
         self.session.roles[role] = RoleAssignment(spec=spec, settings=self.session.roles[role].settings)
         self.session.role_changes.append(RoleChange(role=role, from_spec=old, to_spec=spec, at_turn=len(self.session.turns)))
@@ -269,6 +275,30 @@ class Encounter:
             self._save()
             self._notify(ev.EncounterEnded("failed", str(exc)))
             raise
+        except Exception:
+            # A bug or a dead UI (closed pipe) between a turn and its save: keep
+            # that turn on disk, still in progress so it can be resumed. Saved
+            # without notifying: the observer may be what just failed.
+            try:
+                save_session(self.session, self.session_path)
+            except Exception:  # the original error is the one to report
+                log.exception("could not save %s", self.session_path)
+            raise
+        finally:
+            await asyncio.shield(self._close_providers())
+
+    async def _close_providers(self) -> None:
+        """Close the model providers of every agent this run used (their own HTTP clients, if any)."""
+        seen: set[int] = set()
+        for agent in (self.doctor, self.patient, *self._retired):
+            provider = getattr(agent, "provider", None)
+            if provider is None or id(provider) in seen:
+                continue
+            seen.add(id(provider))
+            try:
+                await provider.aclose()
+            except Exception:  # closing is best effort; the session is already saved
+                log.debug("closing %r failed", provider, exc_info=True)
 
     async def _doctor_turn(self) -> None:
         turn = await self._call_doctor()
@@ -280,7 +310,9 @@ class Encounter:
             await self._apply(action, turn)
 
     async def _call_doctor(self) -> DoctorTurn | None:
-        spec = self.session.roles["doctor"].spec
+        # Player and spec are read together, before the observer hears of the
+        # turn: a takeover made from the notification applies from the next turn.
+        spec, agent = self.session.roles["doctor"].spec, self.doctor
         turn_id = self.session.next_turn_id()
         if spec == "human":
             self._notify(ev.AwaitingHuman("doctor", self.session.phase))
@@ -293,7 +325,7 @@ class Encounter:
             self._notify(ev.TextDelta("doctor", turn_id, text))
 
         try:
-            call = self.doctor.act(self.case.doorway, self.session, on_delta)
+            call = agent.act(self.case.doorway, self.session, on_delta)
             if spec == "human":
                 call = self._human_wait("doctor", call)
             result = await self._with_timer(call)
@@ -302,16 +334,25 @@ class Encounter:
         except _TimerExpired:
             await self._set_phase(_next_phase(self.session.phase), "timer")
             return None
+        except StructuredOutputError as exc:
+            if self.session.phase != "note":
+                await self._provider_failed("doctor", exc)
+                return None
+            # The model answered, just not with a valid note: one of its note
+            # attempts is used up; the encounter itself has not failed.
+            self._notify(ev.ErrorOccurred(f"no valid patient note: {exc}", role="doctor", recoverable=True))
+            return None
         except ProviderError as exc:
             await self._provider_failed("doctor", exc)
             return None
         if result.usage.calls or result.usage.total_tokens:
             self.session.add_usage("doctor", result.usage)
         result.meta.setdefault("streamed", "".join(streamed))
+        result.meta["_spec"] = spec  # who produced it, even if the role changed hands meanwhile
         return result
 
     async def _apply(self, action: Any, turn: DoctorTurn) -> None:
-        spec = self.session.roles["doctor"].spec
+        spec = turn.meta.get("_spec") or self.session.roles["doctor"].spec
         if isinstance(action, Say):
             if self._craftmd_no_question(action.text):
                 await self._final_diagnosis(action.text, spec, turn)
@@ -339,7 +380,7 @@ class Encounter:
     async def _patient_responds(self, doctor_turn: Turn) -> None:
         """The patient answers ``doctor_turn`` (retrying after a takeover or a resumed error)."""
         while not self._end_requested:
-            spec = self.session.roles["patient"].spec
+            spec, agent = self.session.roles["patient"].spec, self.patient  # together: see _call_doctor
             turn_id = self.session.next_turn_id()
             if spec == "human":
                 self._notify(ev.AwaitingHuman("patient", self.session.phase))
@@ -350,7 +391,7 @@ class Encounter:
                 self._notify(ev.TextDelta("patient", turn_id, text))
 
             try:
-                call = self._patient_reply(doctor_turn, on_delta)
+                call = self._patient_reply(agent, doctor_turn, on_delta)
                 reply = await (self._human_wait("patient", call) if spec == "human" else call)
             except HumanInterrupted:
                 continue  # taken over (or a stale wake-up): ask whoever plays the patient now
@@ -363,15 +404,15 @@ class Encounter:
             self._record("patient", reply.text, spec=spec, usage=reply.usage, meta=meta)
             return
 
-    async def _patient_reply(self, doctor_turn: Turn, on_delta) -> AgentReply:
+    async def _patient_reply(self, patient, doctor_turn: Turn, on_delta) -> AgentReply:
         """At closure the first reply is the case's challenging question."""
         if self.session.phase == "closure" and not self._challenge_asked and self.case.challenging_questions:
-            reply = await self.patient.challenging_question(self.case, self.session, on_delta)
+            reply = await patient.challenging_question(self.case, self.session, on_delta)
             if reply is not None:
                 reply.meta["challenging_question"] = True
                 self._challenge_asked = True
                 return reply
-        return await self.patient.reply(self.case, self.session, doctor_turn.text, on_delta)
+        return await patient.reply(self.case, self.session, doctor_turn.text, on_delta)
 
     async def _answer_dangling_question(self) -> None:
         """After a resume: a doctor utterance the patient never answered gets its answer."""
@@ -420,16 +461,17 @@ class Encounter:
 
     async def _note_turn(self) -> None:
         """Note phase: a human writes the note; an agent is asked for it."""
-        spec = self.session.roles["doctor"].spec
+        spec, agent = self.session.roles["doctor"].spec, self.doctor  # together: see _call_doctor
         if spec == "human":
             self._notify(ev.AwaitingHuman("doctor", "note", what="note"))
             try:
-                turn = await self._with_timer(self._human_wait("doctor", self.doctor.act(self.case.doorway, self.session, None)))
+                turn = await self._with_timer(self._human_wait("doctor", agent.act(self.case.doorway, self.session, None)))
             except HumanInterrupted:
                 return
             except _TimerExpired:
                 await self._set_phase("scored", "note timer")
                 return
+            turn.meta["_spec"] = spec
             for action in turn.actions:
                 # In the note phase only the note, /end and /dx mean anything.
                 if isinstance(action, (SubmitNote, End, FinalDiagnosis)):
@@ -440,6 +482,8 @@ class Encounter:
         for _attempt in range(NOTE_ATTEMPTS):
             turn = await self._call_doctor()
             if turn is None:
+                if self.session.phase == "scored" or self._end_requested:
+                    return  # the note timer ran out, or the user ended it: no further model call
                 continue
             notes = [a for a in turn.actions if isinstance(a, (SubmitNote, End, FinalDiagnosis))]
             for action in notes:
@@ -544,6 +588,7 @@ class Encounter:
         from ..judges.runner import score_session
 
         judge = self.session.roles["judge"].spec
+        provider = None
         try:
             provider = self._judge_provider(judge)
             return await score_session(self.case, self.session, self.rubric, judge, config=self.config, provider=provider)
@@ -551,12 +596,23 @@ class Encounter:
             # Keep the encounter: score it offline and say plainly that the model judge failed.
             self.session.error = f"judge {judge} failed ({exc}); scored with the offline judge instead"
             self._notify(ev.ErrorOccurred(self.session.error, role="examiner"))
-            return await score_session(self.case, self.session, self.rubric, "offline", config=self.config)
+            failed_judge = f"judge {judge} failed ({exc}); "
         except Exception as exc:  # a judge bug must not lose the session
-            log.exception("judging failed")
-            self.session.error = f"judging failed: {exc!r}"
-            self._notify(ev.ErrorOccurred(self.session.error, role="examiner", recoverable=False))
-            return None
+            return self._judging_failed("", exc)
+        finally:
+            if provider is not None:
+                # A judge provider built here with its own HTTP client must not leak its sockets.
+                await provider.aclose()
+        try:
+            return await score_session(self.case, self.session, self.rubric, "offline", config=self.config)
+        except Exception as exc:  # the fallback too: keep the session, unscored
+            return self._judging_failed(failed_judge + "offline fallback ", exc)
+
+    def _judging_failed(self, prefix: str, exc: Exception) -> None:
+        log.exception("judging failed")
+        self.session.error = f"{prefix}judging failed: {exc!r}"
+        self._notify(ev.ErrorOccurred(self.session.error, role="examiner", recoverable=False))
+        return None
 
     def _judge_provider(self, judge: str):
         """A provider for a model judge, sharing the encounter's client and limiter."""
@@ -597,9 +653,12 @@ class Encounter:
         try:
             save_session(self.session, self.session_path)
         except OSError as exc:
-            # Disk full or folder gone: tell the user, keep the session in memory.
-            self._notify(ev.ErrorOccurred(f"could not save {self.session_path}: {exc}", recoverable=True))
+            # Disk full or folder gone: tell the user, keep the session in memory
+            # (the next turn's save tries again; callers check ``unsaved`` at the end).
+            self.unsaved = f"could not save {self.session_path}: {exc}"
+            self._notify(ev.ErrorOccurred(self.unsaved, recoverable=True))
             return
+        self.unsaved = None
         self._notify(ev.SessionSaved(self.session_path))
 
     def _command_error(self, message: str):
@@ -631,7 +690,7 @@ def _next_phase(phase: Phase) -> Phase:
 
 
 def _clean_meta(meta: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in meta.items() if k != "streamed"}
+    return {k: v for k, v in meta.items() if k not in ("streamed", "_spec")}
 
 
 def _prompt_hashes() -> dict[str, str]:
