@@ -7,7 +7,13 @@ import pytest
 from osce_tui.domain.rubric import Rubric
 from osce_tui.domain.scores import ItemScore, SectionScore
 from osce_tui.judges import llm, runner
-from osce_tui.providers.base import MissingKeyError, RateLimitError
+from osce_tui.providers.base import (
+    BadResponseError,
+    MissingKeyError,
+    ProviderConnectionError,
+    ProviderTimeoutError,
+    RateLimitError,
+)
 from osce_tui.providers.scripted import ScriptedProvider
 
 from .judge_support import SessionBuilder, make_case, section
@@ -65,7 +71,7 @@ async def test_model_judge_called_per_section_with_passed_provider(monkeypatch):
     async def fake(section, case_, session_, provider, settings):
         calls.append((section.id, provider, settings.temperature))
         if section.id == "physical_exam":
-            raise RateLimitError("slow down")
+            raise BadResponseError("garbled reply")
         item = ItemScore(criterion_id=section.criteria[0].id, label="x", points=1, max_points=2)
         return SectionScore(section_id=section.id, title=section.title, judge=str(provider.spec), items=[item])
 
@@ -78,7 +84,20 @@ async def test_model_judge_called_per_section_with_passed_provider(monkeypatch):
     assert scores.judge == str(provider.spec)
     assert scores.prompt_hash == llm.prompt_hash(["history", "physical_exam"])
     assert scores.sections[0].points == 1
-    assert all(i.status == "unscored" and "slow down" in i.explanation for i in scores.sections[1].items)
+    assert all(i.status == "unscored" and "garbled reply" in i.explanation for i in scores.sections[1].items)
+
+
+@pytest.mark.parametrize("error", [RateLimitError, ProviderConnectionError, ProviderTimeoutError])
+async def test_an_unavailable_judge_propagates_instead_of_writing_unscored_sections(monkeypatch, error):
+    """A judge that is down must not look like a finished job with N unscored sections."""
+    case, session = _session()
+
+    async def fake(*args):
+        raise error("judge unreachable")
+
+    monkeypatch.setattr(llm, "score_section_llm", fake)
+    with pytest.raises(error):
+        await runner.score_session(case, session, _rubric(), "scripted/default", provider=ScriptedProvider(["x"]))
 
 
 async def test_missing_key_propagates(monkeypatch):

@@ -180,3 +180,27 @@ def test_fake_server_failure_schedule_is_used_up_in_order():
             fake.FakeOpenAI(host="0.0.0.0")
     finally:
         srv._httpd.server_close()
+
+
+def test_judge_server_down_is_a_failure_and_the_rerun_only_rescores(server, tmp_path, monkeypatch):
+    """A judge that cannot be reached must not look like a finished encounter."""
+    out = tmp_path / "out"
+    judge = "openai-api/judge/m"
+    monkeypatch.setenv("JUDGE_BASE_URL", "http://127.0.0.1:9/v1")  # nothing listens there
+    argv = ["batch", "run", "--cases", "chest-pain-46m", "--doctor", "offline", "--judge", judge, "--out", str(out), "--quiet"]
+    assert main(argv) == 1
+    row = _results(out)["chest-pain-46m"]
+    assert row["status"] == "failed" and "judge" in row["error"]
+    session_path = next((out / "sessions").rglob("*.json"))
+    first = load_session(session_path)
+    assert first.status == "finished"  # the conversation is kept (scored offline meanwhile, and said so)
+    assert first.latest_scores().judge == "offline" and "offline judge instead" in first.error
+
+    monkeypatch.setenv("JUDGE_BASE_URL", server.base_url)
+    assert main(argv) == 0
+    row = _results(out)["chest-pain-46m"]
+    assert row["status"] == "finished" and abs(row["total"] - 50) < 0.5  # the model judge's half marks
+    again = load_session(session_path)
+    assert len(again.turns) == len(first.turns)  # not run again, only re-scored
+    assert again.latest_scores().judge == judge
+    assert [s.judge for s in again.scores if s.final] == ["offline", judge]  # nothing overwritten

@@ -39,7 +39,7 @@ from typing import Any, Awaitable, Callable
 from .. import __version__
 from ..config import Config
 from ..domain.session import Session
-from ..providers.base import ProviderError
+from ..providers.base import ProviderError, SpecError, parse_spec
 from ..store import SessionFileError, load_session
 from .progress import BatchReporter, NullReporter
 from .report import summary_dict
@@ -347,9 +347,10 @@ async def run_job(job: Job, ctx: RunContext, conversation: Session | None = None
         rec = failed_record(job.key, message, session=session, session_path=path if path.exists() else None,
                             out_dir=ctx.out_dir, seed=job.seed, duration_s=time.monotonic() - started)
         return rec, session
-    if session.latest_scores(job.key.rubric) is None:
-        # Judging failed: the conversation is kept, but an unscored encounter is
-        # not done; a rerun continues the session and only scores it.
+    if not scored_by(session, job.key.rubric, job.key.judge):
+        # Judging failed (or fell back to the offline judge because the model
+        # judge was down): the conversation is kept, but the encounter is not
+        # done; a rerun continues the session and only scores it.
         rec = failed_record(job.key, session.error or "the encounter was not scored", session=session,
                             session_path=path if path.exists() else None, out_dir=ctx.out_dir, seed=job.seed,
                             duration_s=time.monotonic() - started)
@@ -390,7 +391,7 @@ async def _run_encounter(job: Job, ctx: RunContext, path: Path, holder: dict[str
         answer_format=key.answer_format,
         run_extra=run_extra,
     )
-    done = _finished_session(path, setup.case, key.rubric)
+    done = _finished_session(path, setup.case, key.rubric, key.judge)
     if done is not None:
         # Saved finished and scored, but killed before its results line was written.
         holder["session"] = done
@@ -409,15 +410,24 @@ async def _run_encounter(job: Job, ctx: RunContext, path: Path, holder: dict[str
     return session
 
 
-def _finished_session(path: Path, case, rubric_id: str) -> Session | None:
-    """The session at ``path`` when it is finished and has final scores for ``rubric_id``."""
+def scored_by(session: Session, rubric_id: str, judge: str) -> bool:
+    """True when the session holds final scores for ``rubric_id`` from ``judge`` itself."""
+    try:
+        wanted = str(parse_spec(judge))
+    except SpecError:
+        wanted = judge
+    return any(s.final and s.rubric_id == rubric_id and s.judge == wanted for s in session.scores)
+
+
+def _finished_session(path: Path, case, rubric_id: str, judge: str) -> Session | None:
+    """The session at ``path`` when it is finished and scored for ``rubric_id`` by ``judge``."""
     if not path.is_file():
         return None
     try:
         old = load_session(path)
     except SessionFileError:
         return None
-    if old.status == "finished" and old.case_hash == case.content_hash() and old.latest_scores(rubric_id) is not None:
+    if old.status == "finished" and old.case_hash == case.content_hash() and scored_by(old, rubric_id, judge):
         return old
     return None
 

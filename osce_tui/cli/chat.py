@@ -143,6 +143,10 @@ class LinePrinter:
         elif isinstance(event, ev.AwaitingHuman):
             self._start_reading(event)
         elif isinstance(event, ev.ErrorOccurred):
+            if self._streaming is not None:
+                # A reply was cut off mid-line: end that line before the error.
+                self._say()
+                self._streaming = None
             print(f"! {event.message}", file=sys.stderr, flush=True)
 
     def _turn_finished(self, turn) -> None:

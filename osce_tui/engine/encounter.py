@@ -117,6 +117,7 @@ class Encounter:
         # Roles whose human player is being waited on right now; only those get
         # woken by an Interrupt, so no stale wake-up lingers in a queue.
         self._waiting: set[str] = set()
+        self._observer_tasks: set[asyncio.Future] = set()
         # Agents replaced by a takeover: their providers are closed when the run ends.
         self._retired: list[Any] = []
         # Why the last save failed (disk full, folder gone); None once a save succeeds.
@@ -672,8 +673,11 @@ class Encounter:
             return
         result = self.observer(event)
         if inspect.isawaitable(result):
-            # Observers may be async; schedule without blocking the stream.
-            asyncio.ensure_future(result)
+            # Observers may be async; schedule without blocking the stream. The
+            # loop keeps only weak references to tasks, so hold them until done.
+            task = asyncio.ensure_future(result)
+            self._observer_tasks.add(task)
+            task.add_done_callback(self._observer_tasks.discard)
 
 
 class _TimerExpired(Exception):

@@ -97,10 +97,22 @@ async def score_session(
         return _offline_set(case, session, rubric, final=True)
 
     from ..config import Config
-    from ..providers.base import AuthenticationError, MissingKeyError
+    from ..providers.base import (
+        AuthenticationError,
+        MissingKeyError,
+        ProviderConnectionError,
+        ProviderTimeoutError,
+        RateLimitError,
+    )
     from . import llm
 
+    # The judge itself is unavailable (after the SDK's own retries): no section
+    # can succeed, and writing N "unscored" sections would look like a finished
+    # job. Raise, so callers can fall back, count a failure and retry later.
+    unavailable = (MissingKeyError, AuthenticationError, ProviderConnectionError, ProviderTimeoutError, RateLimitError)
+
     config = config or Config()
+    owned = provider is None
     if provider is None:
         from ..providers.factory import make_provider
 
@@ -108,14 +120,18 @@ async def score_session(
     settings = config.generation.judge
     spec = str(getattr(provider, "spec", judge_spec))
     sections: list[SectionScore] = []
-    for section in rubric.sections:
-        try:
-            sections.append(await llm.score_section_llm(section, case, session, provider, settings))
-        except (MissingKeyError, AuthenticationError):
-            raise  # no section can succeed: tell the user instead of writing N failures
-        except Exception as exc:  # e.g. auth/rate-limit after the SDK's own retries
-            log.warning("model judge %s failed on section %s: %s", spec, section.id, exc)
-            sections.append(_failed_section(section, spec, exc))
+    try:
+        for section in rubric.sections:
+            try:
+                sections.append(await llm.score_section_llm(section, case, session, provider, settings))
+            except unavailable:
+                raise
+            except Exception as exc:  # a bad reply for one section: that section is unscored
+                log.warning("model judge %s failed on section %s: %s", spec, section.id, exc)
+                sections.append(_failed_section(section, spec, exc))
+    finally:
+        if owned:
+            await provider.aclose()
     return ScoreSet(
         rubric_id=rubric.id,
         judge=spec,
