@@ -40,7 +40,7 @@ from .casebuild import (
     vignette_from,
 )
 from .questions import classify, classify_social, symptom_question
-from .report import CaseEntry, ImportInputError
+from .report import CaseEntry, ImportInputError, read_text_file
 from .structure import exam_findings, investigations
 from .text import flatten_text, humanize_key, is_empty_value, sentences, slug
 from .vitals import parse_vitals
@@ -56,12 +56,7 @@ _VITALS_KEYS = ("Vital_Signs", "Vitals")
 
 def read_records(path: Path) -> list[tuple[int, dict]]:
     """(line number, OSCE_Examination dict) per non-blank line; malformed lines raise ImportInputError."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ImportInputError(path, "no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ImportInputError(path, f"cannot read ({exc})") from None
+    text = read_text_file(path)
     records = []
     for lineno, line in enumerate(text.splitlines(), start=1):
         if not line.strip():

@@ -23,7 +23,6 @@ matches "Name" or "ABBR").
 from __future__ import annotations
 
 import csv
-import json
 import re
 from pathlib import Path
 
@@ -43,7 +42,7 @@ from .casebuild import (
     split_diagnosis_name,
 )
 from .questions import classify, classify_social
-from .report import CaseEntry, ImportInputError
+from .report import CaseEntry, ImportInputError, read_json_file
 from .text import ensure_period, flatten_text, humanize_key, is_empty_value, slug
 from .vitals import parse_vitals
 
@@ -88,14 +87,7 @@ def read_gold(path: Path) -> dict[str, list[tuple[str, str]]]:
 
 
 def read_profiles(path: Path) -> list[dict]:
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ImportInputError(path, "no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ImportInputError(path, f"cannot read ({exc})") from None
-    except json.JSONDecodeError as exc:
-        raise ImportInputError(path, f"not valid JSON ({exc.msg})", exc.lineno) from None
+    data = read_json_file(path)
     if not isinstance(data, list) or not data:
         raise ImportInputError(path, "expected a non-empty JSON list of patient profiles")
     for i, p in enumerate(data):

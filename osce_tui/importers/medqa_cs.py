@@ -50,7 +50,7 @@ from .casebuild import (
     split_diagnosis_name,
 )
 from .questions import classify, paraphrases_for
-from .report import CaseEntry, ImportInputError
+from .report import CaseEntry, ImportInputError, read_json_file
 from .structure import system_for
 from .text import looks_abnormal, sentences, slug
 from .vitals import parse_vitals
@@ -78,14 +78,7 @@ _SPEAKER = re.compile(r"^\s*(doctor|student|examinee|physician|patient|sp|standa
 
 
 def read_rows(path: Path) -> list[dict]:
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ImportInputError(path, "no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ImportInputError(path, f"cannot read ({exc})") from None
-    except json.JSONDecodeError as exc:
-        raise ImportInputError(path, f"not valid JSON ({exc.msg})", exc.lineno) from None
+    data = read_json_file(path)
     if isinstance(data, dict):  # tolerate {"data": [...]} wrappers
         data = next((v for v in data.values() if isinstance(v, list)), None)
     if not isinstance(data, list) or not data:

@@ -11,6 +11,7 @@ import json
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 
 class ImportInputError(ValueError):
@@ -21,6 +22,24 @@ class ImportInputError(ValueError):
         self.line = line
         where = f"{path}:{line}" if line else str(path)
         super().__init__(f"{where}: {message}")
+
+
+def read_text_file(path: Path | str) -> str:
+    """A source file's text, or an ImportInputError that names the file."""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ImportInputError(path, "no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ImportInputError(path, f"cannot read ({exc})") from None
+
+
+def read_json_file(path: Path | str) -> Any:
+    """A source JSON file, or an ImportInputError that names the file and line."""
+    try:
+        return json.loads(read_text_file(path))
+    except json.JSONDecodeError as exc:
+        raise ImportInputError(path, f"not valid JSON ({exc.msg})", exc.lineno) from None
 
 
 @dataclass
