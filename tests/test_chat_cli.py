@@ -33,6 +33,18 @@ def run_chat(tmp_path: Path, stdin: str, *extra: str) -> subprocess.CompletedPro
     )
 
 
+def spawn_chat(tmp_path: Path, sessions: Path) -> subprocess.Popen:
+    """`osce-tui chat` as a live process whose stdin the test writes to."""
+    return subprocess.Popen(
+        [*OSCE, "chat", "chest-pain-46m", "--sessions-dir", str(sessions)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=_env(tmp_path),
+    )
+
+
 def test_piped_questions_get_answers_and_a_score_summary(tmp_path):
     proc = run_chat(tmp_path, "Hello, I am Dr Lee. What brings you in today?\nWhen did it start?\n")
     assert proc.returncode == 0, proc.stderr
@@ -96,14 +108,7 @@ def test_unknown_model_provider_is_a_clear_usage_error(tmp_path):
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 def test_killed_process_leaves_a_session_that_resumes(tmp_path):
     sessions = tmp_path / "s"
-    proc = subprocess.Popen(
-        [*OSCE, "chat", "chest-pain-46m", "--sessions-dir", str(sessions)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=_env(tmp_path),
-    )
+    proc = spawn_chat(tmp_path, sessions)
     try:
         for line in ["Hello, I'm Dr Lee. What brings you in?", "Does the pain spread anywhere?", "Do you smoke?"]:
             proc.stdin.write(line + "\n")
@@ -149,14 +154,7 @@ def test_killed_process_leaves_a_session_that_resumes(tmp_path):
 def test_ctrl_c_while_waiting_for_input_exits_promptly_and_keeps_the_session(tmp_path):
     """Ctrl-C with stdin still open (a terminal, or a pipe nobody closed) must not wait for one more line."""
     sessions = tmp_path / "s"
-    proc = subprocess.Popen(
-        [*OSCE, "chat", "chest-pain-46m", "--sessions-dir", str(sessions)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=_env(tmp_path),
-    )
+    proc = spawn_chat(tmp_path, sessions)
     try:
         proc.stdin.write("Hello, I'm Dr Lee. What brings you in?\n")
         proc.stdin.flush()
