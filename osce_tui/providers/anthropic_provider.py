@@ -10,18 +10,15 @@ validated and a failed validation goes back once as an error tool result.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import dataclasses
 from typing import Any, AsyncIterator, TypeVar
 
 from pydantic import BaseModel
 
-from ..config import Config
 from ..domain.session import GenerationSettings, Usage
-from .base import ChatMessage, ChatProvider, Done, ModelSpec, StreamEvent, StructuredOutputError, TextDelta
-from .errors import CallContext, map_sdk_error
+from .base import ChatMessage, Done, ModelSpec, StreamEvent, StructuredOutputError, TextDelta
+from .errors import map_sdk_error
 from .structured import InvalidReply, json_schema_of, parse_reply
+from .sdk import SdkProvider
 from .usage import priced
 
 T = TypeVar("T", bound=BaseModel)
@@ -51,37 +48,11 @@ def split_system(messages: list[ChatMessage]) -> tuple[str | None, list[dict[str
     return system, turns
 
 
-class AnthropicProvider(ChatProvider):
-    def __init__(
-        self,
-        spec: ModelSpec,
-        *,
-        api_key: str,
-        base_url: str | None,
-        config: Config,
-        ctx: CallContext,
-        http_client: Any = None,
-        limiter: asyncio.Semaphore | None = None,
-    ):
+class AnthropicProvider(SdkProvider):
+    def __init__(self, spec: ModelSpec, **kwargs: Any):
         import anthropic  # lazy: offline runs never import the SDK
 
-        self.spec = spec
-        self._config = config
-        self._ctx = ctx
-        self._limiter = limiter
-        self._owns_http_client = http_client is None
-        self._client = anthropic.AsyncAnthropic(
-            api_key=api_key,
-            base_url=base_url,
-            max_retries=config.provider.max_retries,
-            timeout=config.provider.timeout,
-            http_client=http_client,
-        )
-        if ctx.base_url is None:  # name the SDK's default endpoint in messages
-            self._ctx = dataclasses.replace(ctx, base_url=str(self._client.base_url).rstrip("/"))
-
-    def _slot(self):
-        return self._limiter if self._limiter is not None else contextlib.nullcontext()
+        super().__init__(spec, anthropic.AsyncAnthropic, **kwargs)
 
     def _params(self, messages: list[ChatMessage], settings: GenerationSettings, default_max: int) -> dict[str, Any]:
         system, turns = split_system(messages)
@@ -174,6 +145,3 @@ class AnthropicProvider(ChatProvider):
                 ]
         raise StructuredOutputError(f"no valid {schema.__name__} after a corrective retry: {reason}", spec=str(self.spec))
 
-    async def aclose(self) -> None:
-        if self._owns_http_client:
-            await self._client.close()

@@ -8,62 +8,31 @@ when set, because several compatible servers reject unknown or null fields.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import dataclasses
 from typing import Any, AsyncIterator, TypeVar
 
 from pydantic import BaseModel
 
-from ..config import Config
 from ..domain.session import GenerationSettings, Usage
-from .base import BadResponseError, ChatMessage, ChatProvider, Done, ModelSpec, StreamEvent, StructuredOutputError, TextDelta
-from .errors import CallContext, map_sdk_error
+from .base import BadResponseError, ChatMessage, Done, ModelSpec, StreamEvent, StructuredOutputError, TextDelta
+from .errors import map_sdk_error
 from .structured import InvalidReply, attempted_json, correction_message, json_schema_of, parse_reply, structured_via_text
+from .sdk import SdkProvider
 from .usage import priced
 
 T = TypeVar("T", bound=BaseModel)
 
 
-class OpenAIProvider(ChatProvider):
-    def __init__(
-        self,
-        spec: ModelSpec,
-        *,
-        api_key: str,
-        base_url: str | None,
-        config: Config,
-        ctx: CallContext,
-        http_client: Any = None,
-        limiter: asyncio.Semaphore | None = None,
-    ):
+class OpenAIProvider(SdkProvider):
+    def __init__(self, spec: ModelSpec, **kwargs: Any):
         import openai  # lazy: offline runs never import the SDK
 
-        self.spec = spec
-        self._config = config
-        self._ctx = ctx
-        self._limiter = limiter
-        # A caller-supplied http client may be shared by many providers in a
-        # batch: closing this provider must not close it.
-        self._owns_http_client = http_client is None
-        self._client = openai.AsyncOpenAI(
-            api_key=api_key,
-            base_url=base_url,
-            max_retries=config.provider.max_retries,
-            timeout=config.provider.timeout,
-            http_client=http_client,
-        )
-        if ctx.base_url is None:  # name the SDK's default endpoint in messages, not "the default"
-            self._ctx = dataclasses.replace(ctx, base_url=str(self._client.base_url).rstrip("/"))
+        super().__init__(spec, openai.AsyncOpenAI, **kwargs)
         # OpenAI proper wants max_completion_tokens; compatible servers know max_tokens.
         self._max_tokens_field = "max_completion_tokens" if spec.provider == "openai" else "max_tokens"
         # None = not tried yet; False once a server showed it cannot do json_schema.
         self.json_schema_supported: bool | None = None
 
     # -- helpers -------------------------------------------------------------
-
-    def _slot(self):
-        return self._limiter if self._limiter is not None else contextlib.nullcontext()
 
     def _params(self, messages: list[ChatMessage], settings: GenerationSettings) -> dict[str, Any]:
         # The messages travel in ``extra_body`` (the SDK's documented way to send
@@ -201,6 +170,3 @@ class OpenAIProvider(ChatProvider):
         self.json_schema_supported = True
         return result, usage
 
-    async def aclose(self) -> None:
-        if self._owns_http_client:
-            await self._client.close()
