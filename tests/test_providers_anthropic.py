@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 
 import httpx2
 import pytest
@@ -24,6 +23,8 @@ from osce_tui.providers.base import (
 )
 from osce_tui.providers.factory import make_provider
 
+from .mock_transport import Recorder
+
 from .sse_server import anthropic_message, anthropic_sse
 
 SECRET = "sk-ant-secret-abcdef123456"
@@ -42,21 +43,6 @@ class Verdict(BaseModel):
 def _keys(monkeypatch):
     monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
     monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
-
-
-class Recorder:
-    def __init__(self, *responses):
-        self.responses = list(responses)
-        self.requests: list[httpx2.Request] = []
-        self.bodies: list[dict] = []
-
-    def __call__(self, request: httpx2.Request):
-        self.requests.append(request)
-        self.bodies.append(json.loads(request.content))
-        item = self.responses.pop(0)
-        if isinstance(item, Exception):
-            raise item
-        return item(request) if callable(item) else item
 
 
 def provider_for(handler, *, retries=2, timeout=5.0, limiter=None) -> AnthropicProvider:

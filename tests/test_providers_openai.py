@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 
 import httpx2
 import pytest
@@ -27,6 +26,7 @@ from osce_tui.providers.base import (
 from osce_tui.providers.factory import MissingBaseUrlError, make_provider
 from osce_tui.providers.openai_provider import OpenAIProvider
 
+from .mock_transport import Recorder
 from .sse_server import openai_completion, openai_sse
 
 SECRET = "sk-test-secret-1234567890"
@@ -49,23 +49,6 @@ def config(**provider) -> Config:
     provider.setdefault("max_retries", 2)
     provider.setdefault("timeout", 5)
     return Config(provider=provider, prices={"openai/gpt-test": {"input": 2.0, "output": 8.0}})
-
-
-class Recorder:
-    """MockTransport handler that replays scripted responses and keeps requests."""
-
-    def __init__(self, *responses):
-        self.responses = list(responses)
-        self.requests: list[httpx2.Request] = []
-        self.bodies: list[dict] = []
-
-    def __call__(self, request: httpx2.Request):
-        self.requests.append(request)
-        self.bodies.append(json.loads(request.content))
-        item = self.responses.pop(0)
-        if isinstance(item, Exception):
-            raise item
-        return item(request) if callable(item) else item
 
 
 def provider_for(handler, spec="openai/gpt-test", cfg=None, limiter=None):
