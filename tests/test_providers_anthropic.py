@@ -24,7 +24,6 @@ from osce_tui.providers.base import (
 from osce_tui.providers.factory import make_provider
 
 from .mock_transport import Recorder
-
 from .sse_server import anthropic_message, anthropic_sse
 
 SECRET = "sk-ant-secret-abcdef123456"
