@@ -262,10 +262,7 @@ def _labelled(label: str, value: object) -> str:
 
 def _text_fact(facts: FactBuilder, entry: CaseEntry, pa: dict, key: str, category: str) -> None:
     value = pa.get(key)
-    if value is None:
-        return
-    if is_empty_value(value):
-        entry.notes.append(f"Patient_Actor.{key} says nothing ({flatten_text(value)!r}); the default answer covers it")
+    if not _says_something(entry, key, value):
         return
     if isinstance(value, list):
         items = [flatten_text(v) for v in value if not is_empty_value(v)]
@@ -278,11 +275,18 @@ def _text_fact(facts: FactBuilder, entry: CaseEntry, pa: dict, key: str, categor
     facts.add(category, facts.answer(sentences(flatten_text(value))), base_id=category)
 
 
-def _social_facts(facts: FactBuilder, entry: CaseEntry, value: object) -> None:
+def _says_something(entry: CaseEntry, key: str, value: object) -> bool:
+    """False for an absent or empty Patient_Actor field (noting the empty ones in the report)."""
     if value is None:
-        return
+        return False
     if is_empty_value(value):
-        entry.notes.append(f"Patient_Actor.Social_History says nothing ({flatten_text(value)!r}); the default answer covers it")
+        entry.notes.append(f"Patient_Actor.{key} says nothing ({flatten_text(value)!r}); the default answer covers it")
+        return False
+    return True
+
+
+def _social_facts(facts: FactBuilder, entry: CaseEntry, value: object) -> None:
+    if not _says_something(entry, "Social_History", value):
         return
     if isinstance(value, dict):
         items = [flatten_text(v) for v in value.values() if not is_empty_value(v)]
@@ -298,10 +302,7 @@ def _social_facts(facts: FactBuilder, entry: CaseEntry, value: object) -> None:
 
 
 def _ros_facts(facts: FactBuilder, entry: CaseEntry, value: object) -> None:
-    if value is None:
-        return
-    if is_empty_value(value):
-        entry.notes.append(f"Patient_Actor.Review_of_Systems says nothing ({flatten_text(value)!r}); the default answer covers it")
+    if not _says_something(entry, "Review_of_Systems", value):
         return
     if isinstance(value, dict):
         for key, text in value.items():
