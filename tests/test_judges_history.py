@@ -91,3 +91,15 @@ def test_unknown_criterion_is_unscored_with_reason():
     score = history.score_offline(section("history", ("bedside_manner", 5)), case, SessionBuilder(case).build())
     (item,) = score.items
     assert item.status == "unscored" and "no scorer" in item.explanation
+
+
+def test_identity_and_age_checks_are_not_history_questions():
+    """Confirming who the patient is is good practice, not a miss against the question bank."""
+    from osce_tui.judges.dialogue import is_generic
+
+    names = ("daniel", "ortiz")
+    assert is_generic("Are you Daniel Ortiz?", names)
+    assert is_generic("Can you confirm your name and date of birth?", names)
+    assert is_generic("How old are you?", names)
+    assert not is_generic("Are you in pain right now?", names)
+    assert not is_generic("Is it worse at night?", names)

@@ -62,7 +62,21 @@ GENERIC_QUESTIONS = (
     "what worries you",
     "what are you most worried",
     "what concerns you",
+    # Identity, age and permission: good practice, not items of the question bank.
+    "what is your name",
+    "what's your name",
+    "your full name",
+    "date of birth",
+    "how old are you",
+    "how old is",
+    "are you ok to",
+    "are you okay to",
+    "is it ok if i",
+    "is it okay if i",
+    "can i ask you",
 )
+# "Are you Daniel Ortiz?", "Is this Leo?", "Am I speaking to ...": identity checks.
+_IDENTITY_FRAMES = ("are you", "is this", "is it", "is your name", "am i speaking to", "am i talking to", "you must be")
 
 Via = Literal["meta", "question", "answer"]
 
@@ -104,9 +118,16 @@ class DialogueAnalysis:
         return [t for t in (hit.doctor_turn, hit.patient_turn) if t]
 
 
-def is_generic(question: str) -> bool:
+def is_generic(question: str, names: tuple[str, ...] = ()) -> bool:
+    """A communication question (greeting, check-in, identity) rather than a history question.
+
+    ``names`` are the lower-cased name parts of the people in the room, so an
+    identity check ("Are you Daniel Ortiz?") is recognised.
+    """
     n = " " + normalise(question) + " "
-    return any(f" {g} " in n or n.strip().startswith(g) for g in GENERIC_QUESTIONS)
+    if any(f" {g} " in n or n.strip().startswith(g) for g in GENERIC_QUESTIONS):
+        return True
+    return any(f" {frame} {name} " in n for frame in _IDENTITY_FRAMES for name in names)
 
 
 class _FactIndex:
@@ -196,6 +217,8 @@ def analyse(case: Case, session: Session) -> DialogueAnalysis:
 def _analyse(case: Case, session: Session) -> DialogueAnalysis:
     idx = _index(case)
     known = {f.id for f in case.history}
+    speaker = (case.persona.speaker_name or "").split("(")[0]
+    names = tuple(normalise(n) for n in (*case.doorway.patient_name.split(), *speaker.split()) if len(n) > 1)
     records: list[QuestionRecord] = []
     first: dict[str, FactHit] = {}
     last_doctor: Turn | None = None
@@ -212,7 +235,7 @@ def _analyse(case: Case, session: Session) -> DialogueAnalysis:
             last_doctor = turn
             last_doctor_records = []
             for q in questions(turn.text):
-                rec = QuestionRecord(turn_id=turn.id, text=q, phase=turn.phase, generic=is_generic(q))
+                rec = QuestionRecord(turn_id=turn.id, text=q, phase=turn.phase, generic=is_generic(q, names))
                 if not rec.generic:
                     rec.fact_ids, rec.score = idx.match_question(q)
                 records.append(rec)
